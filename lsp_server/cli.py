@@ -1,0 +1,102 @@
+"""The ``redraft`` command: argv parsing and logging setup, nothing else.
+
+Only this module configures logging handlers (stderr or ``--log-file``): in ``serve``,
+stdout carries the protocol and nothing else.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+from pathlib import Path
+
+log = logging.getLogger("redraft")
+
+DEFAULT_WORK_DIR = Path.home() / ".cache" / "redraft"
+
+
+def configure_logging(verbose: int, log_file: Path | None) -> None:
+    level = logging.WARNING - 10 * min(verbose, 2)
+    handler: logging.Handler = logging.FileHandler(log_file) if log_file else logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    logging.basicConfig(level=level, handlers=[handler], force=True)
+
+
+def parse_location(spec: str) -> tuple[Path, int, int]:
+    """``PATH:LINE:COL`` with 1-based line and column."""
+    try:
+        path, line, col = spec.rsplit(":", 2)
+        return Path(path), int(line), int(col)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected PATH:LINE:COL (1-based), got {spec!r}") from None
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="redraft", description="Local diffusion-model code suggestions over LSP.")
+    parser.add_argument("-v", "--verbose", action="count", default=0, help="more logging (-vv for debug)")
+    parser.add_argument("--log-file", type=Path, help="log here instead of stderr")
+    parser.add_argument("--model", type=Path, help="model folder (default: the shipped model)")
+    commands = parser.add_subparsers(dest="command", required=True)
+
+    commands.add_parser("serve", help="run the language server on stdio")
+
+    complete = commands.add_parser("complete", help="print the top FIM suggestion at a position")
+    complete.add_argument("location", type=parse_location, help="PATH:LINE:COL, 1-based")
+    demo = commands.add_parser("demo", help="complete a sample file, showing the denoising steps")
+    for command in (complete, demo):
+        command.add_argument("--steps", action="store_true", default=command is demo,
+                             help="print every denoising step")
+        command.add_argument("--canvas", type=int, default=32, help="most tokens to write")
+        command.add_argument("--threshold", type=float, default=0.9, help="sampler commit threshold τ")
+
+    train = commands.add_parser("train", help="build the corpus and train the model")
+    train.add_argument("--work-dir", type=Path, default=DEFAULT_WORK_DIR, help="corpus, tokenizer and runs")
+    train.add_argument("--run-name", default="main", help="run name under WORK_DIR/runs (resumed if present)")
+    train.add_argument("--steps", type=int, default=20_000)
+    train.add_argument("--minutes", type=float, help="stop after this long (checkpointed)")
+    train.add_argument("--batch-size", type=int, default=24)
+    train.add_argument("--lr", type=float, default=1.5e-3)
+    train.add_argument("--layers", type=int, default=6)
+    train.add_argument("--width", type=int, default=256)
+    train.add_argument("--heads", type=int, default=4)
+    train.add_argument("--vocab", type=int, default=8192)
+    train.add_argument("--context-tokens", type=int, default=256)
+    train.add_argument("--no-download", action="store_true", help="standard library only, no pip")
+    train.add_argument("--max-files", type=int, help="cap the training files (smoke runs)")
+    train.add_argument("--init-from", type=Path, help="warm-start from a model folder")
+    train.add_argument("--export", type=Path, help="write the trained model (fp16) to this folder")
+
+    bench = commands.add_parser("bench", help="benchmarks that print a table")
+    suites = bench.add_subparsers(dest="suite", required=True)
+    fim = suites.add_parser("fim", help="HumanEval infilling through the real server")
+    fim.add_argument("--data", type=Path, required=True, help="a HumanEval-infilling .jsonl.gz")
+    fim.add_argument("--limit", type=int, help="first N cases only")
+    fim.add_argument("--threshold", type=float, default=0.0, help="confidenceThreshold sent to the server")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    configure_logging(args.verbose, args.log_file)
+    try:
+        if args.command == "serve":
+            from lsp_server.server import create_server
+
+            create_server(args.model).start_io()
+            return 0
+        from lsp_server import commands
+
+        if args.command == "complete":
+            return commands.complete(args)
+        if args.command == "demo":
+            return commands.demo(args)
+        if args.command == "train":
+            return commands.train(args)
+        return commands.bench(args)
+    except KeyboardInterrupt:
+        return 130
+    except Exception as exc:  # a clear message, not a traceback
+        log.debug("failed", exc_info=True)
+        print(f"redraft: {exc}", file=sys.stderr)
+        return 1

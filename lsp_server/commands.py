@@ -1,0 +1,143 @@
+"""Bodies of the one-shot commands (``complete``, ``train``, ``bench``). Their output is
+for a person at a terminal, so it goes to stdout."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import time
+from pathlib import Path
+
+log = logging.getLogger(__name__)
+
+
+DEMO_SAMPLE = '''import os
+
+
+def list_python_files(folder):
+    """Return the paths of the Python files under folder."""
+    found = []
+    for root, dirs, files in os.walk(folder):
+        for name in files:
+            if name.endswith(".py"):
+                found.append(os.path.join(root, name))
+    return found
+
+
+class Counter:
+    def __init__(self, start=0):
+        self.value = start
+
+    def increment(self, step=1):
+        self.value += step
+        return self.value
+
+    def reset(self):
+        self.value = 0
+'''
+
+# (text before the cursor, marker) pairs: the demo cuts the sample there.
+DEMO_CURSORS = ("                found.append(", "        self.value = ", "    for root, dirs, files in ")
+
+
+def _load_completer(model: Path | None) -> object:
+    import torch
+
+    from model.checkpoint import SHIPPED_DIR, load_model
+    from model.inference import FimCompleter
+
+    torch.set_num_threads(2)
+    return FimCompleter(load_model(model or SHIPPED_DIR, dtype=torch.bfloat16))
+
+
+def _show_completion(completer: object, prefix: str, suffix: str, args: argparse.Namespace) -> None:
+    from model.inference import CompletionRequest, FimCompleter
+
+    assert isinstance(completer, FimCompleter)
+    request = CompletionRequest(prefix, suffix, canvas_size=args.canvas, threshold=args.threshold,
+                                max_steps=args.canvas, keep_trace=args.steps)
+    started = time.perf_counter()
+    best = completer.complete(request)[0]
+    elapsed_ms = (time.perf_counter() - started) * 1000
+    if args.steps:
+        for step, state in enumerate(best.trace, 1):
+            print(f"  step {step:2d} │ {state!r}")
+    print(f"  suggestion │ {best.text!r}")
+    print(f"  confidence │ {best.confidence:.3f}  ({best.tokens} tokens in {best.steps} steps, {elapsed_ms:.0f} ms)")
+
+
+def complete(args: argparse.Namespace) -> int:
+    path, line, column = args.location
+    text = path.read_text(encoding="utf-8")
+    lines = text.split("\n")
+    if not 1 <= line <= len(lines) or not 1 <= column <= len(lines[line - 1]) + 1:
+        raise ValueError(f"{path} has no line {line}, column {column}")
+    offset = sum(len(s) + 1 for s in lines[: line - 1]) + column - 1
+    _show_completion(_load_completer(args.model), text[:offset], text[offset:], args)
+    return 0
+
+
+def demo(args: argparse.Namespace) -> int:
+    """Complete a sample file at a few places, showing the denoising steps."""
+    completer = _load_completer(args.model)
+    for marker in DEMO_CURSORS:
+        offset = DEMO_SAMPLE.index(marker) + len(marker)
+        line_end = DEMO_SAMPLE.index("\n", offset)
+        # The rest of the cursor's line is what the model must write.
+        prefix, suffix = DEMO_SAMPLE[:offset], DEMO_SAMPLE[line_end:]
+        print(f"\n{marker.strip()}█   (expected: {DEMO_SAMPLE[offset:line_end]!r})")
+        _show_completion(completer, prefix, suffix, args)
+    print(EDITOR_HINT)
+    return 0
+
+
+EDITOR_HINT = """
+Attach an editor: point any LSP client at `redraft serve` (stdio) for Python files, e.g.
+Neovim 0.11:  vim.lsp.config('redraft', { cmd = { 'redraft', 'serve' }, filetypes = { 'python' } })
+              vim.lsp.enable('redraft')
+See README.md, "Use it from an editor"."""
+
+
+def train(args: argparse.Namespace) -> int:
+    import torch
+
+    from model.network import NetworkConfig
+    from model.pipeline import export_model, prepare_corpus, prepare_tokenizer
+    from model.train import TrainConfig
+    from model.train import train as run_training
+
+    torch.set_num_threads(max(1, min(torch.get_num_threads(), os.cpu_count() or 1)))
+    corpus_dir = prepare_corpus(args.work_dir, download=not args.no_download, max_files=args.max_files)
+    tokenizer = prepare_tokenizer(corpus_dir, args.work_dir / f"tokenizer-{args.vocab}.json", args.vocab)
+    config = TrainConfig(
+        corpus_dir=corpus_dir,
+        run_dir=args.work_dir / "runs" / args.run_name,
+        steps=args.steps,
+        batch_size=args.batch_size,
+        lr=args.lr,
+        context_tokens=args.context_tokens,
+        time_limit_seconds=args.minutes * 60 if args.minutes else None,
+        init_from=args.init_from,
+        eval_every=max(1, min(250, args.steps)),
+        network=NetworkConfig(vocab_size=tokenizer.vocab_size, n_layer=args.layers, n_head=args.heads,
+                              d_model=args.width, mlp_hidden=3 * args.width),
+    )
+    losses = run_training(config, tokenizer)
+    print("dev losses: " + ", ".join(f"{k} {v:.3f}" for k, v in losses.items()))
+    if args.export and int(os.environ.get("RANK", "0")) == 0:
+        print(f"exported to {export_model(config.run_dir, args.export)}")
+    return 0
+
+
+def bench(args: argparse.Namespace) -> int:
+    import sys
+
+    from lsp_server.bench.fim import format_report, run_fim_bench
+
+    command = [sys.executable, "-m", "lsp_server"]
+    if args.model:
+        command += ["--model", str(args.model)]
+    report = run_fim_bench(Path(args.data), args.limit, args.threshold, [*command, "serve"])
+    print(format_report(report))
+    return 0

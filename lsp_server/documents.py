@@ -1,0 +1,121 @@
+"""Open documents, kept by us rather than by pygls' workspace.
+
+LSP ends lines only at ``\\n``, ``\\r\\n`` and ``\\r``; Python's ``splitlines`` also breaks
+at form feed, ``\\x0b``, ``\\x1c``–``\\x1e``, ``\\x85``, ``\\u2028`` and ``\\u2029``, so
+positions are computed here with LSP's own line rule and the negotiated encoding.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from lsprotocol import types
+
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
+
+
+def line_starts(text: str) -> list[int]:
+    """Offsets (code points) where each LSP line starts."""
+    return [0, *(m.end() for m in _LINE_BREAK.finditer(text))]
+
+
+def _units(ch: str, encoding: str) -> int:
+    if encoding == types.PositionEncodingKind.Utf8:
+        return len(ch.encode("utf-8", "surrogatepass"))
+    if encoding == types.PositionEncodingKind.Utf32:
+        return 1
+    return 2 if ord(ch) > 0xFFFF else 1
+
+
+def _line_content_end(text: str, start: int, next_start: int) -> int:
+    end = next_start
+    while end > start and text[end - 1] in "\r\n":
+        end -= 1
+    return end
+
+
+def offset_at(text: str, position: types.Position, encoding: str, starts: list[int] | None = None) -> int:
+    """Code-point offset of an LSP position; out-of-range positions clamp (the spec says
+    a character past the line end means the line end)."""
+    starts = starts if starts is not None else line_starts(text)
+    if position.line >= len(starts):
+        return len(text)
+    start = starts[position.line]
+    next_start = starts[position.line + 1] if position.line + 1 < len(starts) else len(text)
+    end = _line_content_end(text, start, next_start)
+    units, offset = 0, start
+    while offset < end and units < position.character:
+        units += _units(text[offset], encoding)
+        offset += 1
+    return offset
+
+
+def position_at(text: str, offset: int, encoding: str, starts: list[int] | None = None) -> types.Position:
+    starts = starts if starts is not None else line_starts(text)
+    offset = max(0, min(offset, len(text)))
+    line = max(0, _bisect_right(starts, offset) - 1)
+    character = sum(_units(ch, encoding) for ch in text[starts[line] : offset])
+    return types.Position(line=line, character=character)
+
+
+def _bisect_right(values: list[int], target: int) -> int:
+    lo, hi = 0, len(values)
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if values[mid] <= target:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo
+
+
+@dataclass
+class Document:
+    uri: str
+    text: str
+    version: int | None = None
+    language_id: str = ""
+
+    def offset_at(self, position: types.Position, encoding: str) -> int:
+        return offset_at(self.text, position, encoding)
+
+    def apply_change(self, change: types.TextDocumentContentChangeEvent, encoding: str) -> None:
+        if isinstance(change, types.TextDocumentContentChangePartial):
+            starts = line_starts(self.text)
+            start = offset_at(self.text, change.range.start, encoding, starts)
+            end = offset_at(self.text, change.range.end, encoding, starts)
+            start, end = min(start, end), max(start, end)
+            self.text = self.text[:start] + change.text + self.text[end:]
+        else:
+            self.text = change.text
+
+
+class DocumentStore:
+    """The server's copy of every open document, keyed by URI."""
+
+    def __init__(self) -> None:
+        self._documents: dict[str, Document] = {}
+
+    def open(self, item: types.TextDocumentItem) -> Document:
+        document = Document(item.uri, item.text, item.version, item.language_id)
+        self._documents[item.uri] = document
+        return document
+
+    def change(self, params: types.DidChangeTextDocumentParams, encoding: str) -> Document | None:
+        document = self._documents.get(params.text_document.uri)
+        if document is None:
+            return None
+        for change in params.content_changes:
+            document.apply_change(change, encoding)
+        document.version = params.text_document.version
+        return document
+
+    def close(self, uri: str) -> None:
+        self._documents.pop(uri, None)
+
+    def get(self, uri: str) -> Document | None:
+        return self._documents.get(uri)
+
+    def __len__(self) -> int:
+        return len(self._documents)

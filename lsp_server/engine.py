@@ -1,0 +1,156 @@
+"""The only bridge from the server into ``model/`` and torch.
+
+The model loads lazily on a background thread (the server answers ``initialize`` at once);
+all model work runs on one worker thread, never on the event loop. Each job carries a stop
+flag that the sampler checks between denoising steps: ``$/cancelRequest``, a newer request
+for the same document, or the request deadline set it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import threading
+import time
+from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, TypeVar
+
+if TYPE_CHECKING:
+    from model.inference import FimCompleter
+
+T = TypeVar("T")
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class FimQuery:
+    prefix: str
+    suffix: str
+    candidates: int
+    canvas_size: int
+    sampler_threshold: float
+    max_steps: int
+
+
+@dataclass(frozen=True)
+class ModelCandidate:
+    text: str
+    confidence: float
+
+
+@dataclass
+class Job:
+    deadline: float
+    stop: threading.Event = field(default_factory=threading.Event)
+
+    def should_stop(self) -> bool:
+        return self.stop.is_set() or time.monotonic() > self.deadline
+
+
+class ModelUnavailable(Exception):
+    """The model could not be loaded; the message says why."""
+
+
+class JobStopped(Exception):
+    """The job was superseded, cancelled or ran past its deadline."""
+
+
+class Engine:
+    def __init__(self, model_dir: Path | None = None, on_load_error: Callable[[str], None] | None = None) -> None:
+        self._model_dir = model_dir
+        self._on_load_error = on_load_error
+        self._worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="redraft-model")
+        self._completer: FimCompleter | None = None
+        self._load_error: str | None = None
+        self._loaded = threading.Event()
+        self._jobs: dict[str, Job] = {}
+
+    def start_loading(self) -> None:
+        """Load the model on the worker thread, ahead of the first request."""
+        self._worker.submit(self._load)
+
+    def _load(self) -> None:
+        if self._loaded.is_set():
+            return
+        try:
+            import torch
+
+            from model.checkpoint import SHIPPED_DIR, ModelLoadError, load_model
+            from model.inference import FimCompleter
+
+            torch.set_num_threads(2)
+            started = time.perf_counter()
+            try:
+                loaded = load_model(self._model_dir or SHIPPED_DIR, dtype=torch.bfloat16)
+            except ModelLoadError as exc:
+                self._load_error = f"Redraft: no suggestions — {exc}"
+            else:
+                self._completer = FimCompleter(loaded)
+                log.info("model loaded in %.2f s", time.perf_counter() - started)
+        except Exception as exc:  # a broken torch install must not kill the server
+            log.error("model failed to load", exc_info=True)
+            self._load_error = f"Redraft: no suggestions — the model failed to load: {exc}"
+        finally:
+            self._loaded.set()
+        if self._load_error is not None:
+            log.error("%s", self._load_error)
+            if self._on_load_error is not None:
+                self._on_load_error(self._load_error)
+
+    @property
+    def load_error(self) -> str | None:
+        return self._load_error
+
+    @property
+    def ready(self) -> bool:
+        return self._loaded.is_set() and self._completer is not None
+
+    async def run(self, key: str, work: Callable[[FimCompleter, Job], T], timeout_s: float) -> T:
+        """Run ``work(completer, job)`` on the worker; a newer job for ``key`` stops this one.
+        Raises ModelUnavailable, asyncio.CancelledError, or model.inference.Cancelled."""
+        previous = self._jobs.get(key)
+        if previous is not None:
+            previous.stop.set()
+        job = Job(deadline=time.monotonic() + timeout_s)
+        self._jobs[key] = job
+        future: Future[T] = self._worker.submit(self._execute, work, job)
+        try:
+            return await asyncio.wrap_future(future)
+        except asyncio.CancelledError:
+            job.stop.set()
+            raise
+        finally:
+            if self._jobs.get(key) is job:
+                del self._jobs[key]
+
+    def _execute(self, work: Callable[[FimCompleter, Job], T], job: Job) -> T:
+        self._load()
+        if self._completer is None:
+            raise ModelUnavailable(self._load_error or "model not loaded")
+        return work(self._completer, job)
+
+    async def complete(self, key: str, query: FimQuery, timeout_s: float) -> list[ModelCandidate]:
+        """FIM candidates for ``query``, best first; raises like ``run``."""
+
+        def work(completer: FimCompleter, job: Job) -> list[ModelCandidate]:
+            from model.inference import Cancelled, CompletionRequest
+
+            request = CompletionRequest(
+                query.prefix, query.suffix, query.candidates, query.canvas_size,
+                query.sampler_threshold, query.max_steps,
+            )
+            try:
+                found = completer.complete(request, job.should_stop)
+            except Cancelled as exc:
+                raise JobStopped from exc
+            return [ModelCandidate(c.text, c.confidence) for c in found]
+
+        return await self.run(key, work, timeout_s)
+
+    def shutdown(self) -> None:
+        for job in self._jobs.values():
+            job.stop.set()
+        self._worker.shutdown(wait=False, cancel_futures=True)

@@ -1,0 +1,74 @@
+"""Server options: parsed once from ``initializationOptions`` (and later from
+``workspace/didChangeConfiguration``), typed and fully defaulted.
+
+A bad value is reported back as a message; the server keeps running on the default.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields, replace
+from typing import Any
+
+# camelCase keys as clients send them → field names.
+_KEYS = {
+    "confidenceThreshold": "confidence_threshold",
+    "maxCandidates": "max_candidates",
+    "canvasTokens": "canvas_tokens",
+    "samplerThreshold": "sampler_threshold",
+    "maxSteps": "max_steps",
+    "requestTimeoutMs": "request_timeout_ms",
+}
+
+
+@dataclass(frozen=True)
+class ServerOptions:
+    confidence_threshold: float = 0.3
+    """Candidates whose confidence is below this are not shown (0..1)."""
+    max_candidates: int = 3
+    """Most candidates answered to an Invoked request (1..5)."""
+    canvas_tokens: int = 32
+    """Tokens the model may write for one suggestion (8..64)."""
+    sampler_threshold: float = 0.9
+    """Denoising commits every token at least this probable in one step (0.05..1)."""
+    max_steps: int = 32
+    """Cap on denoising steps per suggestion (1..64)."""
+    request_timeout_ms: int = 2000
+    """Model work for a request is abandoned after this long (50..30000)."""
+
+
+_BOUNDS: dict[str, tuple[float, float]] = {
+    "confidence_threshold": (0.0, 1.0),
+    "max_candidates": (1, 5),
+    "canvas_tokens": (8, 64),
+    "sampler_threshold": (0.05, 1.0),
+    "max_steps": (1, 64),
+    "request_timeout_ms": (50, 30_000),
+}
+
+
+def parse_options(raw: Any, base: ServerOptions | None = None) -> tuple[ServerOptions, list[str]]:
+    """Options from a client's JSON object, plus one message per rejected value."""
+    options = base or ServerOptions()
+    if raw is None:
+        return options, []
+    if not isinstance(raw, dict):
+        return options, [f"Redraft: settings must be an object, got {type(raw).__name__}; using defaults"]
+    problems: list[str] = []
+    types_by_name = {f.name: f.type for f in fields(ServerOptions)}
+    changes: dict[str, Any] = {}
+    for key, value in raw.items():
+        name = _KEYS.get(key)
+        if name is None:
+            continue  # unknown keys belong to editor clients; ignore quietly
+        wanted = types_by_name[name]
+        low, high = _BOUNDS[name]
+        is_number = isinstance(value, (int, float)) and not isinstance(value, bool)
+        if not is_number or (wanted == "int" and not float(value).is_integer()):
+            problems.append(f"Redraft: {key} must be a number, got {value!r}; keeping {getattr(options, name)}")
+            continue
+        if not low <= value <= high:
+            current = getattr(options, name)
+            problems.append(f"Redraft: {key} must be within {low}..{high}, got {value}; keeping {current}")
+            continue
+        changes[name] = int(value) if wanted == "int" else float(value)
+    return replace(options, **changes), problems

@@ -1,0 +1,115 @@
+"""The language server: every feature registration, each a thin handler."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from pathlib import Path
+from typing import Any
+
+from lsprotocol import types
+from pygls.lsp.server import LanguageServer
+
+from lsp_server.completion import build_query, select_suggestions
+from lsp_server.documents import DocumentStore, position_at
+from lsp_server.engine import Engine, JobStopped, ModelUnavailable
+from lsp_server.options import ServerOptions, parse_options
+
+log = logging.getLogger(__name__)
+
+VERSION = "0.1.0"
+
+
+class RedraftServer(LanguageServer):
+    def __init__(self, model_dir: Path | None = None) -> None:
+        super().__init__("redraft", VERSION)
+        self.options = ServerOptions()
+        self.documents = DocumentStore()
+        self.engine = Engine(model_dir, on_load_error=self.show_error)
+        self._pending_messages: list[str] = []
+        self._loop: asyncio.AbstractEventLoop | None = None
+
+    @property
+    def encoding(self) -> str:
+        return str(self.workspace.position_encoding or types.PositionEncodingKind.Utf16)
+
+    def show_error(self, message: str) -> None:
+        """A message the user should see (once per cause), e.g. a model that won't load.
+        Safe to call from the model thread: the message is sent from the event loop."""
+        params = types.ShowMessageParams(types.MessageType.Error, message)
+        if self._loop is not None:
+            self._loop.call_soon_threadsafe(self.window_show_message, params)
+
+    def apply_settings(self, raw: Any) -> None:
+        self.options, problems = parse_options(raw, self.options)
+        for problem in problems:
+            log.warning("%s", problem)
+            self.window_show_message(types.ShowMessageParams(types.MessageType.Warning, problem))
+
+
+def create_server(model_dir: Path | None = None) -> RedraftServer:
+    server = RedraftServer(model_dir)
+
+    @server.feature(types.INITIALIZE)
+    def initialize(ls: RedraftServer, params: types.InitializeParams) -> None:
+        ls.options, ls._pending_messages = parse_options(params.initialization_options)
+
+    @server.feature(types.INITIALIZED)
+    def initialized(ls: RedraftServer, params: types.InitializedParams) -> None:
+        ls._loop = asyncio.get_running_loop()
+        for message in ls._pending_messages:
+            ls.window_show_message(types.ShowMessageParams(types.MessageType.Warning, message))
+        ls.engine.start_loading()
+
+    @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
+    def did_change_configuration(ls: RedraftServer, params: types.DidChangeConfigurationParams) -> None:
+        settings = params.settings
+        if isinstance(settings, dict) and isinstance(settings.get("redraft"), dict):
+            settings = settings["redraft"]
+        ls.apply_settings(settings)
+
+    @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
+    def did_open(ls: RedraftServer, params: types.DidOpenTextDocumentParams) -> None:
+        ls.documents.open(params.text_document)
+
+    @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
+    def did_change(ls: RedraftServer, params: types.DidChangeTextDocumentParams) -> None:
+        if ls.documents.change(params, ls.encoding) is None:
+            log.warning("change for a document that is not open: %s", params.text_document.uri)
+
+    @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
+    def did_close(ls: RedraftServer, params: types.DidCloseTextDocumentParams) -> None:
+        ls.documents.close(params.text_document.uri)
+
+    @server.feature(types.TEXT_DOCUMENT_INLINE_COMPLETION, types.InlineCompletionOptions())
+    async def inline_completion(
+        ls: RedraftServer, params: types.InlineCompletionParams
+    ) -> types.InlineCompletionList | None:
+        document = ls.documents.get(params.text_document.uri)
+        if document is None:
+            return None
+        text, encoding, options = document.text, ls.encoding, ls.options
+        offset = document.offset_at(params.position, encoding)
+        invoked = params.context.trigger_kind == types.InlineCompletionTriggerKind.Invoked
+        query = build_query(text, offset, options, invoked)
+        try:
+            candidates = await ls.engine.complete(document.uri, query, options.request_timeout_ms / 1000)
+        except (ModelUnavailable, JobStopped):
+            return None
+        except Exception:
+            log.error("inline completion failed", exc_info=True)
+            return None
+        suggestions = select_suggestions(candidates, query.suffix, options.confidence_threshold, query.candidates)
+        if not suggestions:
+            return None
+        cursor = position_at(text, offset, encoding)
+        at_cursor = types.Range(cursor, cursor)
+        return types.InlineCompletionList(
+            items=[types.InlineCompletionItem(insert_text=s.text, range=at_cursor) for s in suggestions]
+        )
+
+    @server.feature(types.SHUTDOWN)
+    def shutdown(ls: RedraftServer, params: None) -> None:
+        ls.engine.shutdown()
+
+    return server

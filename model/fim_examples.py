@@ -1,0 +1,89 @@
+"""Cutting training examples out of source files: where the cursor is and what is missing.
+
+The span mix follows what an editor asks for:
+- REST_OF_LINE: the cursor sits inside a line; the middle is the rest of that line.
+- WHOLE_LINES: one to a few whole lines (with indentation and newline) are missing,
+  as in HumanEval single-/multi-line infilling and after pressing Enter.
+- RANDOM_SPAN: any character span, so odd cursor places are not out of distribution.
+"""
+
+from __future__ import annotations
+
+import enum
+import random
+from dataclasses import dataclass
+
+from model.formats import ContextBudget, canvas_targets, context_ids
+from model.tokenizer import CodeTokenizer
+
+
+class SpanKind(enum.Enum):
+    REST_OF_LINE = "rest_of_line"
+    WHOLE_LINES = "whole_lines"
+    RANDOM_SPAN = "random_span"
+
+
+SPAN_MIX: dict[SpanKind, float] = {
+    SpanKind.REST_OF_LINE: 0.4,
+    SpanKind.WHOLE_LINES: 0.4,
+    SpanKind.RANDOM_SPAN: 0.2,
+}
+
+
+@dataclass(frozen=True)
+class FimExample:
+    context: list[int]  # <|suffix|> suffix <|prefix|> prefix, unpadded
+    targets: list[int]  # canvas: middle <|eom|> <|pad|>…
+
+
+def _line_starts(text: str) -> list[int]:
+    starts = [0]
+    starts.extend(i + 1 for i, ch in enumerate(text) if ch == "\n" and i + 1 < len(text))
+    return starts
+
+
+def choose_span(text: str, kind: SpanKind, rng: random.Random) -> tuple[int, int]:
+    """(start, end) character offsets of the missing middle."""
+    starts = _line_starts(text)
+    line_no = rng.randrange(len(starts))
+    start = starts[line_no]
+    line_end = text.find("\n", start)
+    line_end = len(text) if line_end < 0 else line_end
+    if kind is SpanKind.REST_OF_LINE:
+        line = text[start:line_end]
+        indent = len(line) - len(line.lstrip())
+        cursor = start + rng.randint(indent, max(indent, len(line) - 1))
+        return cursor, line_end
+    if kind is SpanKind.WHOLE_LINES:
+        count = rng.choice((1, 1, 1, 2, 2, 3, 4, 6))
+        last = min(len(starts) - 1, line_no + count - 1)
+        end = text.find("\n", starts[last])
+        end = len(text) if end < 0 else end + 1
+        # Half the time the cursor is already after the indentation (auto-indent).
+        if rng.random() < 0.5:
+            line = text[start:line_end]
+            start += len(line) - len(line.lstrip(" \t"))
+        return start, end
+    span_start = rng.randrange(len(text))
+    return span_start, min(len(text), span_start + rng.randint(1, 120))
+
+
+def make_example(
+    tokenizer: CodeTokenizer,
+    text: str,
+    rng: random.Random,
+    budget: ContextBudget,
+    canvas_size: int,
+) -> FimExample | None:
+    """One FIM example from ``text``; None when the chosen span is empty."""
+    kind = rng.choices(list(SPAN_MIX), weights=list(SPAN_MIX.values()))[0]
+    start, end = choose_span(text, kind, rng)
+    if end <= start:
+        return None
+    middle_ids, offsets = tokenizer.encode_with_offsets(text[start:end])
+    # A middle longer than the canvas is cut at a token boundary; the rest joins the suffix.
+    if len(middle_ids) > canvas_size - 1:
+        middle_ids = middle_ids[: canvas_size - 1]
+        end = start + offsets[len(middle_ids) - 1][1]
+    context = context_ids(tokenizer, text[:start], text[end:], budget)
+    return FimExample(context, canvas_targets(tokenizer, middle_ids, canvas_size))

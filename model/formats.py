@@ -1,0 +1,76 @@
+"""The FIM input layout, shared by training and serving.
+
+    context (causal, encoded once):  <|suffix|> suffix…  <|prefix|> …prefix
+    canvas  (bidirectional):         middle… <|eom|> <|pad|> …   (all <|mask|> at the start)
+
+Suffix first, then prefix: typing at the cursor changes only the tail of the context, so
+the cached keys/values of everything before it stay exact. The canvas attends to the whole
+context and to itself; the context never sees the canvas.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from model.tokenizer import CodeTokenizer
+
+# Character windows cut before tokenizing, so a huge file never reaches the tokenizer.
+PREFIX_CHAR_WINDOW = 4_000
+SUFFIX_CHAR_WINDOW = 2_000
+
+
+@dataclass(frozen=True)
+class ContextBudget:
+    """How many context tokens the model sees, and the most the suffix may take."""
+
+    total: int = 384
+    max_suffix: int = 128
+
+
+def clip_prefix(prefix: str) -> str:
+    """The tail of the prefix, cut at a line start so the cut is stable while typing."""
+    if len(prefix) <= PREFIX_CHAR_WINDOW:
+        return prefix
+    tail = prefix[-PREFIX_CHAR_WINDOW:]
+    newline = tail.find("\n")
+    return tail[newline + 1 :] if 0 <= newline < len(tail) - 1 else tail
+
+
+def clip_suffix(suffix: str) -> str:
+    return suffix[:SUFFIX_CHAR_WINDOW]
+
+
+def context_ids(
+    tokenizer: CodeTokenizer, prefix: str, suffix: str, budget: ContextBudget
+) -> list[int]:
+    """``<|suffix|> suffix <|prefix|> prefix`` within the budget (suffix keeps its start,
+    prefix keeps its end: the text nearest the cursor survives truncation)."""
+    suffix_tokens, prefix_tokens = tokenizer.encode_batch([clip_suffix(suffix), clip_prefix(prefix)])
+    room = budget.total - 2
+    suffix_tokens = suffix_tokens[: min(budget.max_suffix, room)]
+    prefix_room = room - len(suffix_tokens)
+    prefix_tokens = prefix_tokens[-prefix_room:] if prefix_room > 0 else []
+    # Give unused prefix room back to a long suffix.
+    spare = room - len(suffix_tokens) - len(prefix_tokens)
+    if spare > 0:
+        suffix_tokens = tokenizer.encode(clip_suffix(suffix))[: len(suffix_tokens) + spare]
+    return [tokenizer.suffix_id, *suffix_tokens, tokenizer.prefix_id, *prefix_tokens]
+
+
+def canvas_targets(tokenizer: CodeTokenizer, middle_ids: list[int], canvas_size: int) -> list[int]:
+    """What the canvas should denoise to: the middle, end-of-middle, then padding."""
+    if len(middle_ids) >= canvas_size:
+        raise ValueError(f"middle of {len(middle_ids)} tokens does not fit a canvas of {canvas_size}")
+    body = [*middle_ids, tokenizer.end_of_middle_id]
+    return body + [tokenizer.pad_id] * (canvas_size - len(body))
+
+
+def middle_from_canvas(tokenizer: CodeTokenizer, canvas: list[int]) -> str:
+    """Decode the committed canvas up to end-of-middle (or a pad)."""
+    kept: list[int] = []
+    for token in canvas:
+        if token in (tokenizer.end_of_middle_id, tokenizer.pad_id):
+            break
+        if token != tokenizer.mask_id:
+            kept.append(token)
+    return tokenizer.decode(kept)

@@ -1,0 +1,154 @@
+"""FIM completion with a loaded model: context → cache → denoised candidates.
+
+This is the one API the server (and ``redraft complete``/benchmarks) call.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import torch
+
+from model.checkpoint import LoadedModel
+from model.formats import ContextBudget, context_ids, middle_from_canvas
+from model.network import KVCache
+from model.sampler import CommitRule, Denoised, SamplerSettings, denoise
+
+
+@dataclass(frozen=True)
+class Candidate:
+    text: str
+    confidence: float  # in [0, 1]; calibrated later, a probability-like score for now
+    steps: int  # denoising steps (forward passes over the canvas)
+    tokens: int  # committed tokens up to end-of-middle
+    trace: list[str] = field(default_factory=list)  # intermediate states, when asked for
+
+
+@dataclass(frozen=True)
+class CompletionRequest:
+    prefix: str
+    suffix: str
+    candidates: int = 1
+    canvas_size: int = 32
+    threshold: float = 0.9
+    max_steps: int = 32
+    rule: CommitRule = CommitRule.THRESHOLD
+    keep_trace: bool = False
+
+
+class Cancelled(Exception):
+    """The caller asked to stop between denoising steps."""
+
+
+MAX_CONFIDENCE = 0.999  # a model's score is never certainty; threshold 1.0 shows nothing
+
+
+def confidence_of(denoised: Denoised, end_ids: frozenset[int]) -> tuple[float, int]:
+    """Geometric mean of the commit probabilities up to and including the end of the
+    middle, and the middle's length in tokens. A canvas that never ended (filled to the
+    last position) is halved: its text was probably cut short."""
+    logs: list[float] = []
+    for token, probability in zip(denoised.tokens, denoised.probabilities, strict=True):
+        logs.append(math.log(max(probability, 1e-9)))
+        if token in end_ids:
+            return min(MAX_CONFIDENCE, math.exp(sum(logs) / len(logs))), len(logs) - 1
+    return min(MAX_CONFIDENCE, 0.5 * math.exp(sum(logs) / max(1, len(logs)))), len(logs)
+
+
+class FimCompleter:
+    def __init__(self, loaded: LoadedModel) -> None:
+        self.network = loaded.network
+        self.tokenizer = loaded.tokenizer
+        meta = loaded.metadata
+        self.budget = ContextBudget(
+            int(meta.get("context_tokens", ContextBudget.total)),
+            int(meta.get("max_suffix_tokens", ContextBudget.max_suffix)),
+        )
+        self.end_ids = frozenset({self.tokenizer.end_of_middle_id, self.tokenizer.pad_id})
+        self._cached_ids: list[int] = []
+        self._cache: KVCache | None = None
+
+    def encode(self, prefix: str, suffix: str) -> KVCache:
+        """The context's key/value cache, reusing the longest unchanged token prefix of the
+        last context (suffix first: typing at the cursor re-encodes only the prefix tail)."""
+        ids = context_ids(self.tokenizer, prefix, suffix, self.budget)
+        common = 0
+        for old, new in zip(self._cached_ids, ids, strict=False):
+            if old != new:
+                break
+            common += 1
+        common = min(common, len(ids) - 1)  # always encode at least one token
+        reuse = None
+        if self._cache is not None and common > 0:
+            reuse = [(k[:, :, :common], v[:, :, :common]) for k, v in self._cache]
+        cache = self.network.encode_context(torch.tensor([ids[common:]]), reuse)
+        self._cached_ids, self._cache = ids, cache
+        return cache
+
+    @torch.no_grad()
+    def complete(
+        self, request: CompletionRequest, should_stop: Callable[[], bool] = lambda: False
+    ) -> list[Candidate]:
+        """Up to ``request.candidates`` distinct candidates, best first. Raises Cancelled."""
+        if should_stop():
+            raise Cancelled
+        cache = self.encode(request.prefix, request.suffix)
+        settings = SamplerSettings(request.canvas_size, request.threshold, request.max_steps, request.rule)
+        tok = self.tokenizer
+        runs = [denoise(self.network, cache, tok.mask_id, self.end_ids, settings,
+                        should_stop, request.keep_trace)]
+        if runs[0].stopped:
+            raise Cancelled
+        if request.candidates > 1:
+            runs.extend(self._alternatives(cache, settings, request, should_stop))
+        seen: set[str] = set()
+        candidates: list[Candidate] = []
+        for run in runs:
+            text = middle_from_canvas(tok, run.tokens)
+            if text in seen:
+                continue
+            seen.add(text)
+            confidence, length = confidence_of(run, self.end_ids)
+            trace = [middle_from_canvas_with_masks(self, state) for state in run.trace]
+            candidates.append(Candidate(text, confidence, run.steps, length, trace))
+        candidates.sort(key=lambda c: c.confidence, reverse=True)
+        return candidates[: request.candidates]
+
+    def _alternatives(
+        self, cache: KVCache, settings: SamplerSettings, request: CompletionRequest,
+        should_stop: Callable[[], bool],
+    ) -> list[Denoised]:
+        """Other candidates: the first canvas token forced to its next most likely values."""
+        tok = self.tokenizer
+        canvas = torch.full((1, settings.canvas_size), tok.mask_id, dtype=torch.long)
+        logits = self.network.denoise(canvas, cache, torch.tensor([0])).float()[0]
+        logits[tok.mask_id] = float("-inf")
+        firsts = logits.topk(request.candidates + 1).indices.tolist()[1:]
+        runs = []
+        for first in firsts:
+            run = denoise(self.network, cache, tok.mask_id, self.end_ids, settings,
+                          should_stop, forced={0: first})
+            if run.stopped:
+                raise Cancelled
+            runs.append(run)
+        return runs
+
+
+def middle_from_canvas_with_masks(completer: FimCompleter, state: list[int]) -> str:
+    """An intermediate state for display: committed text with ░ for masked tokens."""
+    tok = completer.tokenizer
+    pieces: list[str] = []
+    for token in state:
+        if token in (tok.end_of_middle_id, tok.pad_id):
+            break
+        pieces.append("░" if token == tok.mask_id else tok.decode([token]))
+    return "".join(pieces)
+
+
+def timed(fn: Callable[[], list[Candidate]]) -> tuple[list[Candidate], float]:
+    start = time.perf_counter()
+    result = fn()
+    return result, time.perf_counter() - start

@@ -1,0 +1,184 @@
+"""The denoiser: a pre-norm transformer over [causal context | bidirectional canvas].
+
+Read top to bottom: config → rotary positions → attention (with a key/value cache) →
+feed-forward → block → the network, whose three entry points are
+``forward`` (training: context and canvas in one pass under a block mask),
+``encode_context`` (serving: the context once, returning its cache) and
+``denoise`` (serving: one refinement step of the canvas against that cache).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass
+
+import torch
+import torch.nn.functional as F
+from torch import Tensor, nn
+
+
+@dataclass(frozen=True)
+class NetworkConfig:
+    vocab_size: int = 8192
+    n_layer: int = 6
+    n_head: int = 6
+    d_model: int = 384
+    mlp_hidden: int = 1024
+    rope_base: float = 10_000.0
+
+    @property
+    def head_dim(self) -> int:
+        return self.d_model // self.n_head
+
+    def to_dict(self) -> dict[str, int | float]:
+        return asdict(self)
+
+
+# One (keys, values) pair per layer, each (batch, heads, positions, head_dim).
+KVCache = list[tuple[Tensor, Tensor]]
+
+
+def rotary_tables(positions: Tensor, head_dim: int, base: float) -> tuple[Tensor, Tensor]:
+    """cos/sin tables (positions, head_dim/2) for rotary position embedding."""
+    inv_freq = 1.0 / (base ** (torch.arange(0, head_dim, 2, dtype=torch.float32) / head_dim))
+    angles = positions.float()[:, None] * inv_freq[None, :]
+    return angles.cos(), angles.sin()
+
+
+def apply_rotary(x: Tensor, cos: Tensor, sin: Tensor) -> Tensor:
+    # x: (batch, heads, positions, head_dim); rotate pairs (first half, second half).
+    half = x.shape[-1] // 2
+    x1, x2 = x[..., :half], x[..., half:]
+    cos, sin = cos.to(x.dtype), sin.to(x.dtype)
+    return torch.cat([x1 * cos - x2 * sin, x1 * sin + x2 * cos], dim=-1)
+
+
+class Attention(nn.Module):
+    def __init__(self, config: NetworkConfig) -> None:
+        super().__init__()
+        self.n_head = config.n_head
+        self.head_dim = config.head_dim
+        self.qkv = nn.Linear(config.d_model, 3 * config.d_model, bias=False)
+        self.out = nn.Linear(config.d_model, config.d_model, bias=False)
+
+    def forward(
+        self,
+        x: Tensor,
+        rope: tuple[Tensor, Tensor],
+        mask: Tensor | None,
+        past: tuple[Tensor, Tensor] | None = None,
+    ) -> tuple[Tensor, tuple[Tensor, Tensor]]:
+        batch, length, width = x.shape
+        q, k, v = self.qkv(x).view(batch, length, 3, self.n_head, self.head_dim).unbind(2)
+        q, k, v = (t.transpose(1, 2) for t in (q, k, v))  # (batch, heads, length, head_dim)
+        q, k = apply_rotary(q, *rope), apply_rotary(k, *rope)
+        if past is not None:
+            k = torch.cat([past[0], k], dim=2)
+            v = torch.cat([past[1], v], dim=2)
+        y = F.scaled_dot_product_attention(q, k, v, attn_mask=mask)
+        return self.out(y.transpose(1, 2).reshape(batch, length, width)), (k, v)
+
+
+class FeedForward(nn.Module):
+    """SwiGLU feed-forward."""
+
+    def __init__(self, config: NetworkConfig) -> None:
+        super().__init__()
+        self.gate_up = nn.Linear(config.d_model, 2 * config.mlp_hidden, bias=False)
+        self.down = nn.Linear(config.mlp_hidden, config.d_model, bias=False)
+
+    def forward(self, x: Tensor) -> Tensor:
+        gate, up = self.gate_up(x).chunk(2, dim=-1)
+        out: Tensor = self.down(F.silu(gate) * up)
+        return out
+
+
+class Block(nn.Module):
+    def __init__(self, config: NetworkConfig) -> None:
+        super().__init__()
+        self.attn_norm = nn.RMSNorm(config.d_model)
+        self.attn = Attention(config)
+        self.ff_norm = nn.RMSNorm(config.d_model)
+        self.ff = FeedForward(config)
+
+    def forward(
+        self, x: Tensor, rope: tuple[Tensor, Tensor], mask: Tensor | None,
+        past: tuple[Tensor, Tensor] | None = None,
+    ) -> tuple[Tensor, tuple[Tensor, Tensor]]:
+        attended, kv = self.attn(self.attn_norm(x), rope, mask, past)
+        x = x + attended
+        return x + self.ff(self.ff_norm(x)), kv
+
+
+class DiffusionEditor(nn.Module):
+    def __init__(self, config: NetworkConfig) -> None:
+        super().__init__()
+        self.config = config
+        self.embed = nn.Embedding(config.vocab_size, config.d_model)
+        self.blocks: list[Block] = nn.ModuleList(Block(config) for _ in range(config.n_layer))  # type: ignore[assignment]
+        self.final_norm = nn.RMSNorm(config.d_model)
+        self.apply(self._init_weights)
+        for block in self.blocks:  # scaled residual projections (GPT-2)
+            for proj in (block.attn.out, block.ff.down):
+                nn.init.normal_(proj.weight, std=0.02 / math.sqrt(2 * config.n_layer))
+
+    @staticmethod
+    def _init_weights(module: nn.Module) -> None:
+        if isinstance(module, (nn.Linear, nn.Embedding)):
+            nn.init.normal_(module.weight, std=0.02)
+
+    def logits(self, hidden: Tensor) -> Tensor:
+        """Output layer tied to the embedding: (…, d_model) → (…, vocab)."""
+        return F.linear(self.final_norm(hidden), self.embed.weight)
+
+    def _run(
+        self, ids: Tensor, start: int, mask: Tensor | None, cache: KVCache | None
+    ) -> tuple[Tensor, KVCache]:
+        positions = torch.arange(start, start + ids.shape[1], device=ids.device)
+        rope = rotary_tables(positions, self.config.head_dim, self.config.rope_base)
+        x = self.embed(ids)
+        new_cache: KVCache = []
+        for i, block in enumerate(self.blocks):
+            x, kv = block(x, rope, mask, None if cache is None else cache[i])
+            new_cache.append(kv)
+        return x, new_cache
+
+    def forward(self, context: Tensor, context_valid: Tensor, canvas: Tensor) -> Tensor:
+        """Training pass. context (batch, C) left-padded, context_valid (batch, C) bool,
+        canvas (batch, L). Returns hidden states (batch, C + L, d_model)."""
+        mask = training_mask(context_valid, canvas.shape[1])
+        hidden, _ = self._run(torch.cat([context, canvas], dim=1), 0, mask, None)
+        return hidden
+
+    def encode_context(self, ids: Tensor, cache: KVCache | None = None) -> KVCache:
+        """Causally encode ``ids`` (1, n) after an optional cached context; returns the
+        cache of the whole context. Exact: the context never attends to the canvas."""
+        past = 0 if cache is None else cache[0][0].shape[2]
+        n = ids.shape[1]
+        mask = torch.ones(n, past + n, dtype=torch.bool, device=ids.device).tril(diagonal=past)
+        _, new_cache = self._run(ids, past, mask, cache)
+        return new_cache
+
+    def denoise(self, canvas: Tensor, cache: KVCache, where: Tensor | None = None) -> Tensor:
+        """One refinement step: canvas (1, L) against the cached context. Logits only at
+        the canvas positions ``where`` (indices), else everywhere: (n, vocab)."""
+        start = cache[0][0].shape[2]
+        hidden, _ = self._run(canvas, start, None, cache)
+        hidden = hidden[0] if where is None else hidden[0, where]
+        return self.logits(hidden)
+
+
+def training_mask(context_valid: Tensor, canvas_size: int) -> Tensor:
+    """(batch, 1, T, T) bool: context causal over valid keys; canvas sees valid context
+    and the whole canvas. Every row keeps its diagonal so padded rows stay finite."""
+    batch, ctx = context_valid.shape
+    total = ctx + canvas_size
+    device = context_valid.device
+    key_valid = torch.cat(
+        [context_valid, torch.ones(batch, canvas_size, dtype=torch.bool, device=device)], dim=1
+    )
+    causal = torch.ones(total, total, dtype=torch.bool, device=device).tril()
+    causal[ctx:, :] = True  # canvas rows see everything
+    mask = causal[None] & key_valid[:, None, :]
+    mask |= torch.eye(total, dtype=torch.bool, device=device)[None]
+    return mask[:, None]

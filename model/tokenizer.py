@@ -1,0 +1,89 @@
+"""Byte-level BPE tokenizer trained on the corpus with the `tokenizers` library.
+
+Byte-level means any text (any language, any byte) round-trips: nothing is ever unknown.
+Special tokens are looked up by name, never written as literal ids.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+
+from tokenizers import Tokenizer as HFTokenizer
+from tokenizers import decoders, models, pre_tokenizers, trainers
+
+PAD = "<|pad|>"
+MASK = "<|mask|>"
+END_OF_MIDDLE = "<|eom|>"
+SUFFIX = "<|suffix|>"
+PREFIX = "<|prefix|>"
+# Reserved for the next-edit format (issue 3), so the vocabulary need not change later.
+EDIT_HISTORY = "<|edits|>"
+REGION_START = "<|region|>"
+REGION_END = "<|/region|>"
+NO_CHANGE = "<|nochange|>"
+SPECIAL_TOKENS = (
+    PAD, MASK, END_OF_MIDDLE, SUFFIX, PREFIX, EDIT_HISTORY, REGION_START, REGION_END, NO_CHANGE,
+    *(f"<|reserved_{i}|>" for i in range(7)),
+)
+
+
+class CodeTokenizer:
+    """Thin typed wrapper: text ↔ ids, plus the ids of the special tokens."""
+
+    def __init__(self, backend: HFTokenizer) -> None:
+        self.backend = backend
+        missing = [tok for tok in SPECIAL_TOKENS if backend.token_to_id(tok) is None]
+        if missing:
+            raise ValueError(f"tokenizer lacks special tokens {missing}")
+        self.pad_id = self.id_of(PAD)
+        self.mask_id = self.id_of(MASK)
+        self.end_of_middle_id = self.id_of(END_OF_MIDDLE)
+        self.suffix_id = self.id_of(SUFFIX)
+        self.prefix_id = self.id_of(PREFIX)
+        self.special_ids = frozenset(self.id_of(tok) for tok in SPECIAL_TOKENS)
+
+    @property
+    def vocab_size(self) -> int:
+        return int(self.backend.get_vocab_size())
+
+    def id_of(self, token: str) -> int:
+        token_id = self.backend.token_to_id(token)
+        if token_id is None:
+            raise KeyError(token)
+        return int(token_id)
+
+    def encode(self, text: str) -> list[int]:
+        return list(self.backend.encode(text, add_special_tokens=False).ids)
+
+    def encode_batch(self, texts: Sequence[str]) -> list[list[int]]:
+        return [list(e.ids) for e in self.backend.encode_batch(list(texts), add_special_tokens=False)]
+
+    def encode_with_offsets(self, text: str) -> tuple[list[int], list[tuple[int, int]]]:
+        encoding = self.backend.encode(text, add_special_tokens=False)
+        return list(encoding.ids), [tuple(o) for o in encoding.offsets]  # type: ignore[misc]
+
+    def decode(self, ids: Iterable[int]) -> str:
+        kept = [i for i in ids if i not in self.special_ids]
+        return str(self.backend.decode(kept, skip_special_tokens=False))
+
+    def save(self, path: Path) -> None:
+        self.backend.save(str(path))
+
+    @classmethod
+    def load(cls, path: Path) -> CodeTokenizer:
+        return cls(HFTokenizer.from_file(str(path)))
+
+    @classmethod
+    def train(cls, texts: Iterable[str], vocab_size: int) -> CodeTokenizer:
+        backend = HFTokenizer(models.BPE())
+        backend.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+        backend.decoder = decoders.ByteLevel()
+        trainer = trainers.BpeTrainer(
+            vocab_size=vocab_size,
+            special_tokens=list(SPECIAL_TOKENS),
+            initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
+            show_progress=False,
+        )
+        backend.train_from_iterator(texts, trainer=trainer)
+        return cls(backend)

@@ -1,0 +1,276 @@
+"""Training: masked-diffusion loss on the canvas + next-token loss on the context.
+
+Runs as a plain process or under ``torchrun`` (DDP, gloo on CPU, nccl on CUDA). Resumes
+from ``run_dir`` when a checkpoint is there; ``init_from`` warm-starts from a model folder
+(for example the shipped weights) with a fresh optimizer.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import logging
+import math
+import os
+import random
+import time
+from collections.abc import Iterator
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+import torch
+import torch.distributed as dist
+import torch.nn.functional as F
+from safetensors.torch import load_file
+from torch import Tensor
+from torch.nn.parallel import DistributedDataParallel
+
+from model.checkpoint import WEIGHTS_FILE, load_model, save_model
+from model.corpus import read_corpus
+from model.fim_examples import FimExample, make_example
+from model.formats import ContextBudget
+from model.network import DiffusionEditor, NetworkConfig
+from model.schedule import loss_weight, mask_tokens, sample_mask_rate
+from model.tokenizer import CodeTokenizer
+
+log = logging.getLogger(__name__)
+
+OPTIMIZER_FILE = "optimizer.pt"
+STATE_FILE = "state.json"
+
+
+@dataclass
+class TrainConfig:
+    corpus_dir: Path
+    run_dir: Path
+    steps: int = 20_000
+    batch_size: int = 16
+    lr: float = 2e-3
+    min_lr_ratio: float = 0.1
+    warmup_steps: int = 200
+    weight_decay: float = 0.1
+    context_tokens: int = 256
+    max_suffix_tokens: int = 96
+    canvas_sizes: tuple[int, ...] = (32, 64)
+    context_loss_weight: float = 0.5
+    context_loss_fraction: float = 0.25  # share of context positions scored per step
+    eval_every: int = 250
+    eval_examples: int = 256
+    checkpoint_seconds: float = 300.0
+    time_limit_seconds: float | None = None
+    seed: int = 0
+    init_from: Path | None = None
+    network: NetworkConfig = field(default_factory=NetworkConfig)
+
+    @property
+    def budget(self) -> ContextBudget:
+        return ContextBudget(self.context_tokens, self.max_suffix_tokens)
+
+
+@dataclass(frozen=True)
+class Batch:
+    context: Tensor  # (batch, C) left-padded
+    context_valid: Tensor  # (batch, C) bool
+    targets: Tensor  # (batch, L)
+
+
+def collate(examples: list[FimExample], pad_id: int) -> Batch:
+    width = max(len(e.context) for e in examples)
+    context = torch.full((len(examples), width), pad_id, dtype=torch.long)
+    valid = torch.zeros((len(examples), width), dtype=torch.bool)
+    for row, example in enumerate(examples):
+        n = len(example.context)
+        context[row, width - n :] = torch.tensor(example.context)
+        valid[row, width - n :] = True
+    targets = torch.tensor([e.targets for e in examples], dtype=torch.long)
+    return Batch(context, valid, targets)
+
+
+def batches(
+    texts: list[str], tokenizer: CodeTokenizer, config: TrainConfig, rng: random.Random
+) -> Iterator[Batch]:
+    """Endless batches; files drawn in proportion to their (capped) length."""
+    cumulative = list(itertools.accumulate(min(len(t), 20_000) for t in texts))
+    while True:
+        canvas_size = rng.choice(config.canvas_sizes)
+        examples: list[FimExample] = []
+        while len(examples) < config.batch_size:
+            text = rng.choices(texts, cum_weights=cumulative)[0]
+            example = make_example(tokenizer, text, rng, config.budget, canvas_size)
+            if example is not None:
+                examples.append(example)
+        yield collate(examples, tokenizer.pad_id)
+
+
+def losses(
+    network: torch.nn.Module, core: DiffusionEditor, batch: Batch, tokenizer: CodeTokenizer,
+    config: TrainConfig, generator: torch.Generator | None = None,
+) -> tuple[Tensor, Tensor]:
+    """(diffusion loss on the canvas, next-token loss on sampled context positions)."""
+    rate = sample_mask_rate(batch.targets.shape[0], generator)
+    noised, masked = mask_tokens(batch.targets, rate, tokenizer.mask_id, generator)
+    hidden = network(batch.context, batch.context_valid, noised)  # (batch, C + L, d)
+    ctx = batch.context.shape[1]
+    # Logits only where a token is masked: the output layer is the costliest part.
+    canvas_logits = core.logits(hidden[:, ctx:][masked]).float()  # (masked, vocab)
+    ce = F.cross_entropy(canvas_logits, batch.targets[masked], reduction="none")
+    row_weight = loss_weight(rate)[:, None].expand_as(masked)[masked]
+    diffusion = (ce * row_weight).sum() / masked.numel()
+    # Next-token loss on a random sample of context positions whose next token is real.
+    scorable = batch.context_valid[:, :-1] & batch.context_valid[:, 1:]
+    keep = scorable & (torch.rand(scorable.shape, generator=generator) < config.context_loss_fraction)
+    ctx_logits = core.logits(hidden[:, : ctx - 1][keep]).float()
+    next_token = F.cross_entropy(ctx_logits, batch.context[:, 1:][keep]) if keep.any() else hidden.sum() * 0
+    return diffusion, next_token
+
+
+def learning_rate(step: int, config: TrainConfig) -> float:
+    if step < config.warmup_steps:
+        return config.lr * (step + 1) / config.warmup_steps
+    progress = min(1.0, (step - config.warmup_steps) / max(1, config.steps - config.warmup_steps))
+    floor = config.lr * config.min_lr_ratio
+    return floor + (config.lr - floor) * 0.5 * (1 + math.cos(math.pi * progress))
+
+
+@torch.no_grad()
+def evaluate(
+    core: DiffusionEditor, dev: list[Batch], tokenizer: CodeTokenizer, config: TrainConfig,
+    autocast: bool,
+) -> dict[str, float]:
+    """Held-out losses with a fixed noise seed, so numbers compare across runs."""
+    core.eval()
+    generator = torch.Generator().manual_seed(1234)
+    totals = [0.0, 0.0]
+    for batch in dev:
+        with torch.autocast("cpu", dtype=torch.bfloat16, enabled=autocast):
+            diffusion, next_token = losses(core, core, batch, tokenizer, config, generator)
+        totals[0] += diffusion.item()
+        totals[1] += next_token.item()
+    core.train()
+    return {"dev_diffusion": totals[0] / len(dev), "dev_next_token": totals[1] / len(dev)}
+
+
+class _Run:
+    """Checkpoint bookkeeping of one run folder."""
+
+    def __init__(self, config: TrainConfig) -> None:
+        self.config = config
+        self.dir = config.run_dir
+        self.history_path = self.dir / "history.jsonl"
+
+    def state(self) -> dict[str, Any] | None:
+        path = self.dir / STATE_FILE
+        return json.loads(path.read_text()) if path.is_file() else None
+
+    def save(
+        self, core: DiffusionEditor, optimizer: torch.optim.Optimizer, tokenizer: CodeTokenizer,
+        step: int, tokens: int,
+    ) -> None:
+        save_model(core, tokenizer, self.dir, {"step": step, "tokens": tokens,
+                                              "context_tokens": self.config.context_tokens,
+                                              "max_suffix_tokens": self.config.max_suffix_tokens})
+        torch.save(optimizer.state_dict(), self.dir / (OPTIMIZER_FILE + ".tmp"))
+        (self.dir / (OPTIMIZER_FILE + ".tmp")).replace(self.dir / OPTIMIZER_FILE)
+        (self.dir / STATE_FILE).write_text(json.dumps({"step": step, "tokens": tokens}) + "\n")
+
+    def record(self, entry: dict[str, Any]) -> None:
+        with open(self.history_path, "a") as handle:
+            handle.write(json.dumps(entry) + "\n")
+
+
+def _distributed() -> tuple[int, int]:
+    if int(os.environ.get("WORLD_SIZE", "1")) > 1 and not dist.is_initialized():
+        dist.init_process_group("nccl" if torch.cuda.is_available() else "gloo")
+    if dist.is_initialized():
+        return dist.get_rank(), dist.get_world_size()
+    return 0, 1
+
+
+def train(config: TrainConfig, tokenizer: CodeTokenizer) -> dict[str, float]:
+    """Train until ``steps`` or the time limit; returns the last dev losses."""
+    rank, world = _distributed()
+    cuda = torch.cuda.is_available()
+    device = torch.device("cuda", rank % torch.cuda.device_count()) if cuda else torch.device("cpu")
+    use_bf16 = device.type == "cpu"
+    torch.manual_seed(config.seed + rank)
+    rng = random.Random(config.seed * 1000 + rank + int(time.time()))
+    run = _Run(config)
+    config.run_dir.mkdir(parents=True, exist_ok=True)
+
+    state = run.state()
+    step, tokens = (state["step"], state["tokens"]) if state else (0, 0)
+    if state:
+        core = DiffusionEditor(load_model(config.run_dir).network.config)
+        core.load_state_dict(load_file(str(config.run_dir / WEIGHTS_FILE)))
+    elif config.init_from is not None:
+        core = load_model(config.init_from).network.float()
+    else:
+        core = DiffusionEditor(config.network)
+    if core.config.vocab_size != tokenizer.vocab_size:
+        raise ValueError("tokenizer and network disagree on the vocabulary size")
+    core.to(device).train()
+    network: torch.nn.Module = DistributedDataParallel(core) if world > 1 else core
+    decay = [p for n, p in core.named_parameters() if p.dim() >= 2]
+    no_decay = [p for n, p in core.named_parameters() if p.dim() < 2]
+    optimizer = torch.optim.AdamW(
+        [{"params": decay, "weight_decay": config.weight_decay}, {"params": no_decay, "weight_decay": 0.0}],
+        lr=config.lr, betas=(0.9, 0.95),
+    )
+    if state and (config.run_dir / OPTIMIZER_FILE).is_file():
+        optimizer.load_state_dict(torch.load(config.run_dir / OPTIMIZER_FILE, weights_only=True))
+
+    train_texts = [f.text for f in read_corpus(config.corpus_dir / "train.jsonl")]
+    dev_texts = [f.text for f in read_corpus(config.corpus_dir / "dev.jsonl")] or train_texts[:50]
+    dev_rng = random.Random(99)
+    dev_stream = batches(dev_texts, tokenizer, config, dev_rng)
+    dev = [next(dev_stream) for _ in range(max(1, config.eval_examples // config.batch_size))]
+    stream = batches(train_texts, tokenizer, config, rng)
+
+    started = last_save = time.time()
+    last_log, window_tokens, dev_losses = time.time(), 0, {}
+    parameters = sum(p.numel() for p in core.parameters()) / 1e6
+    log.info("training %.1fM parameters from step %d on %d files", parameters, step, len(train_texts))
+    while step < config.steps:
+        batch = next(stream)
+        batch = Batch(batch.context.to(device), batch.context_valid.to(device), batch.targets.to(device))
+        for group in optimizer.param_groups:
+            group["lr"] = learning_rate(step, config)
+        with torch.autocast(device.type, dtype=torch.bfloat16, enabled=use_bf16):
+            diffusion, next_token = losses(network, core, batch, tokenizer, config)
+            loss = diffusion + config.context_loss_weight * next_token
+        optimizer.zero_grad(set_to_none=True)
+        loss.backward()  # type: ignore[no-untyped-call]
+        torch.nn.utils.clip_grad_norm_(core.parameters(), 1.0)
+        optimizer.step()
+        step += 1
+        batch_tokens = batch.context.numel() + batch.targets.numel()
+        tokens += batch_tokens * world
+        window_tokens += batch_tokens * world
+        done = step >= config.steps or (
+            config.time_limit_seconds is not None and time.time() - started > config.time_limit_seconds
+        )
+        if rank == 0 and (step % 25 == 0 or done):
+            rate = window_tokens / max(1e-6, time.time() - last_log)
+            log.info("step %d  tokens %.2fM  diffusion %.3f  next-token %.3f  lr %.2e  %.0f tok/s",
+                     step, tokens / 1e6, diffusion.item(), next_token.item(), learning_rate(step, config), rate)
+            last_log, window_tokens = time.time(), 0
+        if rank == 0 and (step % config.eval_every == 0 or done):
+            dev_losses = evaluate(core, dev, tokenizer, config, use_bf16)
+            run.record({"step": step, "tokens": tokens, "diffusion": diffusion.item(),
+                        "next_token": next_token.item(), **dev_losses, "time": time.time()})
+            log.info("step %d  dev diffusion %.3f  dev next-token %.3f",
+                     step, dev_losses["dev_diffusion"], dev_losses["dev_next_token"])
+        if rank == 0 and (done or time.time() - last_save > config.checkpoint_seconds):
+            run.save(core, optimizer, tokenizer, step, tokens)
+            last_save = time.time()
+        if done:
+            break
+    if dist.is_initialized():
+        dist.barrier()
+    return dev_losses
+
+
+def config_summary(config: TrainConfig) -> dict[str, Any]:
+    summary = asdict(config)
+    return {k: (str(v) if isinstance(v, Path) else v) for k, v in summary.items()}

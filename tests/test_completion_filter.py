@@ -1,0 +1,33 @@
+from lsp_server.completion import select_suggestions, trim_suffix_overlap
+from lsp_server.engine import ModelCandidate
+from lsp_server.options import ServerOptions, parse_options
+
+
+def test_text_repeating_the_closing_bracket_already_there_is_trimmed() -> None:
+    assert trim_suffix_overlap("len(items))", ")\n") == "len(items)"
+    assert trim_suffix_overlap("x + 1", "\nnext") == "x + 1"
+
+
+def test_candidates_under_the_threshold_or_blank_are_not_shown() -> None:
+    candidates = [ModelCandidate("a", 0.2), ModelCandidate("   \n", 0.9), ModelCandidate("b", 0.6)]
+    shown = select_suggestions(candidates, "", threshold=0.5, limit=3)
+    assert [s.text for s in shown] == ["b"]
+
+
+def test_duplicates_after_trimming_are_shown_once_best_first() -> None:
+    candidates = [ModelCandidate("f(x", 0.7), ModelCandidate("f(x)", 0.8), ModelCandidate("g", 0.75)]
+    shown = select_suggestions(candidates, ")", threshold=0.0, limit=3)
+    assert [s.text for s in shown] == ["f(x", "g"]
+
+
+def test_options_parse_camel_case_and_reject_bad_values_with_a_message() -> None:
+    options, problems = parse_options({"confidenceThreshold": 0.7, "maxCandidates": "3", "maxSteps": 500})
+    assert options.confidence_threshold == 0.7
+    assert options.max_candidates == ServerOptions().max_candidates
+    assert options.max_steps == ServerOptions().max_steps
+    assert len(problems) == 2 and "maxCandidates" in problems[0]
+
+
+def test_options_that_are_not_an_object_fall_back_to_defaults() -> None:
+    options, problems = parse_options([1, 2])
+    assert options == ServerOptions() and problems

@@ -1,0 +1,44 @@
+from lsprotocol import types
+
+from lsp_server.documents import Document, line_starts, offset_at, position_at
+
+UTF16 = types.PositionEncodingKind.Utf16
+UTF8 = types.PositionEncodingKind.Utf8
+
+
+def change(text: str, start: tuple[int, int], end: tuple[int, int]) -> types.TextDocumentContentChangePartial:
+    return types.TextDocumentContentChangePartial(
+        range=types.Range(types.Position(*start), types.Position(*end)), text=text
+    )
+
+
+def test_lines_end_only_at_lsp_line_breaks() -> None:
+    text = "a\x0cb\u2028c\rd\r\ne\nf"
+    assert line_starts(text) == [0, 6, 9, 11]
+    assert offset_at(text, types.Position(1, 0), UTF16) == 6
+
+
+def test_utf16_positions_count_surrogate_pairs_as_two_units() -> None:
+    text = "x = '😀é'\ny"
+    assert offset_at(text, types.Position(0, 7), UTF16) == 6  # after the emoji
+    assert position_at(text, 7, UTF16) == types.Position(0, 8)
+    assert position_at(text, 7, UTF8) == types.Position(0, 11)
+
+
+def test_positions_past_the_line_end_clamp_to_the_line_end() -> None:
+    assert offset_at("ab\ncd", types.Position(0, 99), UTF16) == 2
+    assert offset_at("ab\r\ncd", types.Position(0, 99), UTF16) == 2
+    assert offset_at("ab\ncd", types.Position(9, 0), UTF16) == 5
+
+
+def test_incremental_changes_apply_at_the_right_place() -> None:
+    document = Document("file:///x.py", "def f():\n    return 1\n")
+    document.apply_change(change("answer", (0, 4), (0, 5)), UTF16)
+    document.apply_change(change("42", (1, 11), (1, 12)), UTF16)
+    assert document.text == "def answer():\n    return 42\n"
+
+
+def test_change_after_a_form_feed_line_lands_where_the_editor_put_it() -> None:
+    document = Document("file:///x.py", "a = 1\x0c b = 2\nc = 3\n")
+    document.apply_change(change("C", (1, 0), (1, 1)), UTF16)
+    assert document.text == "a = 1\x0c b = 2\nC = 3\n"

@@ -1,0 +1,124 @@
+"""The real server, started as a subprocess with the shipped model, driven over LSP."""
+
+import asyncio
+import sys
+
+import pytest
+import pytest_lsp
+from lsprotocol import types
+from pygls.exceptions import JsonRpcRequestCancelled
+from pytest_lsp import ClientServerConfig, LanguageClient
+
+SERVER = [sys.executable, "-m", "lsp_server", "serve"]
+pytestmark = pytest.mark.asyncio(loop_scope="module")
+
+
+def initialize_params(threshold: float, encodings: list[str] | None = None) -> types.InitializeParams:
+    general = types.GeneralClientCapabilities(position_encodings=encodings) if encodings else None
+    return types.InitializeParams(
+        capabilities=types.ClientCapabilities(general=general),
+        initialization_options={"confidenceThreshold": threshold},
+    )
+
+
+@pytest_lsp.fixture(scope="module", config=ClientServerConfig(server_command=SERVER))
+async def client(lsp_client: LanguageClient):  # type: ignore[no-untyped-def]
+    await lsp_client.initialize_session(initialize_params(0.0))
+    yield
+    await lsp_client.shutdown_session()
+
+
+_opened = 0
+
+
+def open_document(client: LanguageClient, text: str) -> str:
+    global _opened
+    _opened += 1
+    uri = f"file:///tmp/redraft-test-{_opened}.py"
+    client.text_document_did_open(types.DidOpenTextDocumentParams(
+        types.TextDocumentItem(uri=uri, language_id="python", version=1, text=text)))
+    return uri
+
+
+async def complete(
+    client: LanguageClient, uri: str, line: int, character: int,
+    trigger: types.InlineCompletionTriggerKind = types.InlineCompletionTriggerKind.Automatic,
+) -> types.InlineCompletionList | list[types.InlineCompletionItem] | None:
+    params = types.InlineCompletionParams(
+        text_document=types.TextDocumentIdentifier(uri), position=types.Position(line, character),
+        context=types.InlineCompletionContext(trigger_kind=trigger))
+    return await asyncio.wait_for(client.text_document_inline_completion_async(params), 60)
+
+
+def items_of(result: object) -> list[types.InlineCompletionItem]:
+    if result is None:
+        return []
+    return list(result.items if isinstance(result, types.InlineCompletionList) else result)  # type: ignore[attr-defined]
+
+
+def insert_text(item: types.InlineCompletionItem) -> str:
+    text = item.insert_text
+    return text if isinstance(text, str) else text.value
+
+
+async def test_automatic_request_answers_one_item_at_the_cursor(client: LanguageClient) -> None:
+    uri = open_document(client, "def add(a, b):\n    return \n")
+    items = items_of(await complete(client, uri, 1, 11))
+    assert len(items) == 1
+    assert items[0].range == types.Range(types.Position(1, 11), types.Position(1, 11))
+    assert insert_text(items[0]).strip()
+
+
+async def test_invoked_request_answers_up_to_three_distinct_items(client: LanguageClient) -> None:
+    uri = open_document(client, "import os\n\nfor name in os.listdir(path):\n    \n")
+    items = items_of(await complete(client, uri, 3, 4, types.InlineCompletionTriggerKind.Invoked))
+    texts = [insert_text(i) for i in items]
+    assert 1 <= len(texts) <= 3
+    assert len(set(texts)) == len(texts)
+
+
+async def test_incremental_changes_are_applied_before_completing(client: LanguageClient) -> None:
+    uri = open_document(client, "class Point:\n    def __init__(self, x, y):\n        self.x = x\n")
+    client.text_document_did_change(types.DidChangeTextDocumentParams(
+        text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=2),
+        content_changes=[types.TextDocumentContentChangePartial(
+            range=types.Range(types.Position(3, 0), types.Position(3, 0)), text="        self.y = ")]))
+    items = items_of(await complete(client, uri, 3, 17))
+    assert [insert_text(i) for i in items] == ["y"]
+
+
+async def test_a_cancelled_request_does_not_stop_the_next_one(client: LanguageClient) -> None:
+    uri = open_document(client, "def area(width, height):\n    return width * \n")
+    params = types.InlineCompletionParams(
+        text_document=types.TextDocumentIdentifier(uri), position=types.Position(1, 19),
+        context=types.InlineCompletionContext(trigger_kind=types.InlineCompletionTriggerKind.Invoked))
+    pending = client.protocol.send_request(types.TEXT_DOCUMENT_INLINE_COMPLETION, params, msg_id="cancel-me")
+    client.protocol.notify(types.CANCEL_REQUEST, types.CancelParams(id="cancel-me"))
+    with pytest.raises(JsonRpcRequestCancelled):
+        await asyncio.wait_for(asyncio.wrap_future(pending), 60)
+    items = items_of(await complete(client, uri, 1, 19))
+    assert [insert_text(i) for i in items] == ["height"]
+
+
+async def test_a_newer_request_supersedes_the_older_one(client: LanguageClient) -> None:
+    uri = open_document(client, "values = [1, 2, 3]\ntotal = sum(\n")
+    first = asyncio.ensure_future(complete(client, uri, 1, 12, types.InlineCompletionTriggerKind.Invoked))
+    second = asyncio.ensure_future(complete(client, uri, 1, 12))
+    results = await asyncio.gather(first, second)
+    assert items_of(results[1]), "the newest request is answered"
+
+
+async def test_raising_the_threshold_hides_suggestions(client: LanguageClient) -> None:
+    uri = open_document(client, "def add(a, b):\n    return \n")
+    client.workspace_did_change_configuration(
+        types.DidChangeConfigurationParams(settings={"redraft": {"confidenceThreshold": 1.0}}))
+    try:
+        assert await complete(client, uri, 1, 11) is None
+    finally:
+        client.workspace_did_change_configuration(
+            types.DidChangeConfigurationParams(settings={"confidenceThreshold": 0.0}))
+    assert items_of(await complete(client, uri, 1, 11))
+
+
+async def test_unknown_document_gets_null(client: LanguageClient) -> None:
+    assert await complete(client, "file:///never/opened.py", 0, 0) is None

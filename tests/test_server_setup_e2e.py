@@ -1,0 +1,71 @@
+"""Server start-up paths: encoding negotiation, bad options, a missing model."""
+
+import asyncio
+import sys
+from pathlib import Path
+
+import pytest
+from lsprotocol import types
+from pytest_lsp import ClientServerConfig, LanguageClient
+
+from tests.test_server_e2e import SERVER, complete, initialize_params, open_document
+
+
+async def start(command: list[str]) -> LanguageClient:
+    client = await ClientServerConfig(server_command=command).start()
+    assert isinstance(client, LanguageClient)
+    return client
+
+
+async def test_utf8_is_negotiated_when_the_client_offers_it() -> None:
+    client = await start(SERVER)
+    try:
+        result = await client.initialize_session(initialize_params(0.5, ["utf-8", "utf-16"]))
+        assert result.capabilities.position_encoding == types.PositionEncodingKind.Utf8
+        assert result.capabilities.inline_completion_provider
+    finally:
+        await client.shutdown_session()
+        await client.stop()
+
+
+async def test_utf16_is_the_default_encoding() -> None:
+    client = await start(SERVER)
+    try:
+        result = await client.initialize_session(initialize_params(0.5))
+        assert result.capabilities.position_encoding in (None, types.PositionEncodingKind.Utf16)
+    finally:
+        await client.shutdown_session()
+        await client.stop()
+
+
+async def test_a_bad_option_is_reported_and_the_default_is_kept() -> None:
+    client = await start(SERVER)
+    try:
+        params = initialize_params(0.5)
+        params.initialization_options = {"confidenceThreshold": "high"}
+        await client.initialize_session(params)
+        for _ in range(200):
+            if client.messages:
+                break
+            await asyncio.sleep(0.05)
+        assert any("confidenceThreshold" in m.message for m in client.messages)
+    finally:
+        await client.shutdown_session()
+        await client.stop()
+
+
+async def test_a_missing_model_is_reported_once_and_the_server_keeps_answering(tmp_path: Path) -> None:
+    client = await start([sys.executable, "-m", "lsp_server", "--model", str(tmp_path), "serve"])
+    try:
+        await client.initialize_session(initialize_params(0.0))
+        uri = open_document(client, "x = 1\n")
+        assert await complete(client, uri, 1, 0) is None
+        assert await complete(client, uri, 1, 0) is None
+        errors = [m for m in client.messages if m.type == types.MessageType.Error]
+        assert len(errors) == 1 and "missing" in errors[0].message
+    finally:
+        await client.shutdown_session()
+        await client.stop()
+
+
+pytestmark = pytest.mark.asyncio
