@@ -73,6 +73,10 @@ def build_parser() -> argparse.ArgumentParser:
     fim.add_argument("--data", type=Path, required=True, help="a HumanEval-infilling .jsonl.gz")
     fim.add_argument("--limit", type=int, help="first N cases only")
     fim.add_argument("--threshold", type=float, default=0.0, help="confidenceThreshold sent to the server")
+    decode = suites.add_parser("decode", help="commit rules side by side on the same FIM cases (in-process)")
+    decode.add_argument("--data", type=Path, required=True, help="a HumanEval-infilling .jsonl.gz")
+    decode.add_argument("--limit", type=int, default=100, help="first N cases only")
+    decode.add_argument("--canvas", type=int, default=32, help="canvas tokens")
     return parser
 
 

@@ -133,6 +133,17 @@ def train(args: argparse.Namespace) -> int:
 def bench(args: argparse.Namespace) -> int:
     import sys
 
+    if args.suite == "decode":
+        import torch
+
+        from model.bench.decode import format_rows, read_cases, run_decode_bench
+        from model.checkpoint import SHIPPED_DIR, load_model
+
+        torch.set_num_threads(2)
+        loaded = load_model(args.model or SHIPPED_DIR, dtype=torch.bfloat16)
+        print(format_rows(run_decode_bench(loaded, read_cases(args.data, args.limit), args.canvas)))
+        return 0
+
     from lsp_server.bench.fim import format_report, run_fim_bench
 
     command = [sys.executable, "-m", "lsp_server"]

@@ -14,6 +14,7 @@ from lsp_server.completion import build_query, select_suggestions
 from lsp_server.documents import DocumentStore, position_at
 from lsp_server.engine import Engine, JobStopped, ModelUnavailable
 from lsp_server.options import ServerOptions, parse_options
+from lsp_server.suggestion_cache import SuggestionCache
 
 log = logging.getLogger(__name__)
 
@@ -26,6 +27,7 @@ class RedraftServer(LanguageServer):
         self.options = ServerOptions()
         self.documents = DocumentStore()
         self.engine = Engine(model_dir, on_load_error=self.show_error)
+        self.suggestions = SuggestionCache()
         self._pending_messages: list[str] = []
         self._loop: asyncio.AbstractEventLoop | None = None
 
@@ -80,6 +82,7 @@ def create_server(model_dir: Path | None = None) -> RedraftServer:
     @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
     def did_close(ls: RedraftServer, params: types.DidCloseTextDocumentParams) -> None:
         ls.documents.close(params.text_document.uri)
+        ls.suggestions.forget(params.text_document.uri)
 
     @server.feature(types.TEXT_DOCUMENT_INLINE_COMPLETION, types.InlineCompletionOptions())
     async def inline_completion(
@@ -92,14 +95,18 @@ def create_server(model_dir: Path | None = None) -> RedraftServer:
         offset = document.offset_at(params.position, encoding)
         invoked = params.context.trigger_kind == types.InlineCompletionTriggerKind.Invoked
         query = build_query(text, offset, options, invoked)
-        try:
-            candidates = await ls.engine.complete(document.uri, query, options.request_timeout_ms / 1000)
-        except (ModelUnavailable, JobStopped):
-            return None
-        except Exception:
-            log.error("inline completion failed", exc_info=True)
-            return None
-        suggestions = select_suggestions(candidates, query.suffix, options.confidence_threshold, query.candidates)
+        variant = f"{invoked}:{options}"
+        suggestions = ls.suggestions.lookup(document.uri, query.prefix, query.suffix, variant)
+        if suggestions is None:
+            try:
+                candidates = await ls.engine.complete(document.uri, query, options.request_timeout_ms / 1000)
+            except (ModelUnavailable, JobStopped):
+                return None
+            except Exception:
+                log.error("inline completion failed", exc_info=True)
+                return None
+            suggestions = select_suggestions(candidates, query.suffix, options.confidence_threshold, query.candidates)
+            ls.suggestions.remember(document.uri, query.prefix, query.suffix, variant, suggestions)
         if not suggestions:
             return None
         cursor = position_at(text, offset, encoding)

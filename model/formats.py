@@ -23,8 +23,8 @@ SUFFIX_CHAR_WINDOW = 2_000
 class ContextBudget:
     """How many context tokens the model sees, and the most the suffix may take."""
 
-    total: int = 384
-    max_suffix: int = 128
+    total: int = 256
+    max_suffix: int = 96
 
 
 def clip_prefix(prefix: str) -> str:

@@ -1,0 +1,341 @@
+"""HumanEval-infilling through the real server: one inline-completion request per case.
+
+For each case the document is ``prompt + suffix`` and the cursor sits at the end of the prompt.
+The server's first item, applied as an edit, gives the program that is scored:
+
+* exact: the program equals ``prompt + canonical_solution + suffix`` once both are split into
+  lines (``str.splitlines``) and every line is ``rstrip()``-ed; so trailing spaces and a final
+  newline don't count, but any other character, line break or blank line does.
+* pass@1: ``program + "\\n" + test + "\\ncheck(<entry_point>)\\n"`` exits with code 0 under
+  ``python -I`` in a fresh temporary directory within 10 s.
+* shown: the answer had a first item with non-empty ``insertText``.
+
+No answer (null, an empty list, an error or a timeout) counts as neither exact nor passed.
+Latency is wall-clock from sending the request to its answer, for answered requests only,
+after one warm-up request that absorbs model loading.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import bisect
+import gzip
+import json
+import logging
+import math
+import re
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from lsp_server.bench.lsp_client import LspClient, LspError, LspTimeout
+
+log = logging.getLogger("redraft.bench.fim")
+
+AUTOMATIC = 2  # InlineCompletionTriggerKind.Automatic
+_NEWLINE = re.compile(r"\r\n|\r|\n")  # the line breaks LSP recognises
+# Caps a test run's address space: a runaway candidate must not starve the machine.
+_RUNNER = (
+    "import resource, runpy, sys; lim = 2 << 30; resource.setrlimit(resource.RLIMIT_AS, (lim, lim)); "
+    "sys.argv = sys.argv[1:]; runpy.run_path(sys.argv[0], run_name='__main__')"
+)
+
+
+@dataclass(frozen=True)
+class FimCase:
+    task_id: str
+    entry_point: str
+    prompt: str
+    suffix: str
+    canonical_solution: str
+    test: str
+
+
+@dataclass(frozen=True)
+class CaseResult:
+    task_id: str
+    completion: str | None
+    """insertText of the first item; None when nothing was shown."""
+    exact: bool
+    passed: bool
+    latency_ms: float | None
+    """None when the request failed (error or timeout)."""
+    error: str | None = None
+
+
+@dataclass(frozen=True)
+class FimReport:
+    data_path: Path
+    threshold: float
+    encoding: str
+    results: tuple[CaseResult, ...]
+
+    @property
+    def cases(self) -> int:
+        return len(self.results)
+
+    @property
+    def shown(self) -> int:
+        return sum(r.completion is not None for r in self.results)
+
+    @property
+    def exact(self) -> int:
+        return sum(r.exact for r in self.results)
+
+    @property
+    def passed(self) -> int:
+        return sum(r.passed for r in self.results)
+
+    @property
+    def errors(self) -> int:
+        return sum(r.error is not None for r in self.results)
+
+    @property
+    def latencies_ms(self) -> list[float]:
+        return [r.latency_ms for r in self.results if r.latency_ms is not None]
+
+
+# -- positions ---------------------------------------------------------------------------------
+
+
+def code_units(text: str, encoding: str = "utf-16") -> int:
+    """Length of ``text`` in the code units of an LSP position encoding."""
+    if encoding == "utf-8":
+        return len(text.encode("utf-8", "surrogatepass"))
+    if encoding == "utf-32":
+        return len(text)
+    return len(text.encode("utf-16-le", "surrogatepass")) // 2
+
+
+def _lines(text: str) -> tuple[list[int], list[int]]:
+    """Start and end (before the line break) offsets of every line."""
+    starts, ends = [0], []
+    for match in _NEWLINE.finditer(text):
+        ends.append(match.start())
+        starts.append(match.end())
+    ends.append(len(text))
+    return starts, ends
+
+
+def offset_to_position(text: str, offset: int, encoding: str = "utf-16") -> tuple[int, int]:
+    """LSP (line, character) of a str offset."""
+    starts, _ = _lines(text)
+    line = bisect.bisect_right(starts, offset) - 1
+    return line, code_units(text[starts[line] : offset], encoding)
+
+
+def position_to_offset(text: str, line: int, character: int, encoding: str = "utf-16") -> int:
+    """str offset of an LSP position; past the end of a line or the text clamps to that end."""
+    starts, ends = _lines(text)
+    if line >= len(starts):
+        return len(text)
+    offset, units = starts[max(line, 0)], 0
+    while offset < ends[line] and units < character:
+        units += code_units(text[offset], encoding)
+        offset += 1
+    return offset
+
+
+# -- answers -----------------------------------------------------------------------------------
+
+
+def first_item(result: Any) -> dict[str, Any] | None:
+    """The first InlineCompletionItem of a raw result (list, item array or null)."""
+    items = result.get("items") if isinstance(result, dict) else result
+    if isinstance(items, list) and items and isinstance(items[0], dict):
+        return items[0]
+    return None
+
+
+def item_text(item: dict[str, Any]) -> str:
+    text = item.get("insertText", "")
+    if isinstance(text, dict):  # a StringValue (snippet); the benchmark scores its raw value
+        text = text.get("value", "")
+    return text if isinstance(text, str) else ""
+
+
+def apply_item(document: str, cursor: int, item: dict[str, Any], encoding: str = "utf-16") -> str:
+    """The document after the item's edit: its range replaced, or an insertion at ``cursor``."""
+    start = end = cursor
+    edit_range = item.get("range")
+    if isinstance(edit_range, dict):
+        first, last = edit_range["start"], edit_range["end"]
+        start = position_to_offset(document, first["line"], first["character"], encoding)
+        end = position_to_offset(document, last["line"], last["character"], encoding)
+    return document[:start] + item_text(item) + document[end:]
+
+
+def is_exact(program: str, expected: str) -> bool:
+    """Equal line for line, ignoring trailing whitespace on each line (see the module docstring)."""
+    return _stripped_lines(program) == _stripped_lines(expected)
+
+
+def _stripped_lines(text: str) -> list[str]:
+    return [line.rstrip() for line in text.splitlines()]
+
+
+def program_with_tests(program: str, case: FimCase) -> str:
+    return program + "\n" + case.test + f"\ncheck({case.entry_point})\n"
+
+
+def run_program(source: str, timeout: float = 10.0) -> bool:
+    """Whether ``source`` exits with code 0 in an isolated interpreter within ``timeout``."""
+    with tempfile.TemporaryDirectory(prefix="redraft-fim-") as folder:
+        path = Path(folder) / "program.py"
+        path.write_text(source, encoding="utf-8")
+        try:
+            done = subprocess.run(
+                [sys.executable, "-I", "-c", _RUNNER, str(path)],
+                cwd=folder, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                timeout=timeout, check=False,
+            )
+        except subprocess.TimeoutExpired:
+            return False
+        return done.returncode == 0
+
+
+# -- the run -----------------------------------------------------------------------------------
+
+
+def load_cases(data_path: Path, limit: int | None = None) -> list[FimCase]:
+    cases: list[FimCase] = []
+    with gzip.open(data_path, "rt", encoding="utf-8") as lines:
+        for line in lines:
+            if limit is not None and len(cases) >= limit:
+                break
+            if line.strip():
+                raw = json.loads(line)
+                cases.append(FimCase(**{name: str(raw[name]) for name in FimCase.__dataclass_fields__}))
+    return cases
+
+
+@dataclass(frozen=True)
+class _Answer:
+    program: str | None
+    completion: str | None
+    latency_ms: float | None
+    error: str | None
+
+
+async def _ask_all(
+    cases: Sequence[FimCase], options: Mapping[str, Any], server_command: Sequence[str], timeout: float
+) -> tuple[str, list[_Answer]]:
+    answers: list[_Answer] = []
+    async with LspClient(server_command, timeout=timeout) as client:
+        init = await client.initialize(options, ["utf-16"])
+        encoding = str((init.get("capabilities") or {}).get("positionEncoding") or "utf-16")
+        await client.initialized()
+        # The first request waits for the model to load; keep that out of the latency figures.
+        warm_up = "def add(a, b):\n    return "
+        await client.did_open("file:///bench/warm-up.py", warm_up)
+        line, character = offset_to_position(warm_up, len(warm_up), encoding)
+        try:
+            await client.inline_completion(
+                "file:///bench/warm-up.py", line, character, AUTOMATIC, timeout=max(timeout, 300)
+            )
+        except (LspError, LspTimeout) as exc:
+            log.warning("warm-up request failed: %s", exc)
+        await client.did_close("file:///bench/warm-up.py")
+        for n, case in enumerate(cases):
+            uri, document, cursor = f"file:///bench/{n}.py", case.prompt + case.suffix, len(case.prompt)
+            line, character = offset_to_position(document, cursor, encoding)
+            await client.did_open(uri, document)
+            started = time.perf_counter()
+            try:
+                result = await client.inline_completion(uri, line, character, AUTOMATIC)
+            except (LspError, LspTimeout) as exc:
+                log.warning("%s: %s", case.task_id, exc)
+                answers.append(_Answer(None, None, None, str(exc)))
+            else:
+                latency = (time.perf_counter() - started) * 1000
+                item = first_item(result)
+                if item is None or not item_text(item):
+                    answers.append(_Answer(None, None, latency, None))
+                else:
+                    program = apply_item(document, cursor, item, encoding)
+                    answers.append(_Answer(program, item_text(item), latency, None))
+            await client.did_close(uri)
+            log.info("%s: %d/%d asked", case.task_id, n + 1, len(cases))
+    return encoding, answers
+
+
+def run_fim_bench(
+    data_path: Path,
+    limit: int | None,
+    threshold: float,
+    server_command: list[str],
+    *,
+    request_timeout: float = 60.0,
+    test_timeout: float = 10.0,
+    workers: int = 2,
+    server_options: Mapping[str, Any] | None = None,
+) -> FimReport:
+    """Ask the server for every case, then run the tests (never while latency is measured).
+
+    ``server_options`` are extra initializationOptions (e.g. ``{"requestTimeoutMs": 10000}``)."""
+    cases = load_cases(data_path, limit)
+    options = {**(server_options or {}), "confidenceThreshold": threshold}
+    encoding, answers = asyncio.run(_ask_all(cases, options, server_command, request_timeout))
+
+    def passes(case: FimCase, answer: _Answer) -> bool:
+        if answer.program is None:
+            return False
+        return run_program(program_with_tests(answer.program, case), test_timeout)
+
+    def exact(case: FimCase, answer: _Answer) -> bool:
+        expected = case.prompt + case.canonical_solution + case.suffix
+        return answer.program is not None and is_exact(answer.program, expected)
+
+    # Threads suffice: each test runs in its own interpreter process, so at most ``workers`` run at once.
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        passed = list(pool.map(passes, cases, answers))
+    results = tuple(
+        CaseResult(case.task_id, answer.completion, exact(case, answer), ok, answer.latency_ms, answer.error)
+        for case, answer, ok in zip(cases, answers, passed, strict=True)
+    )
+    return FimReport(data_path, threshold, encoding, results)
+
+
+# -- the report --------------------------------------------------------------------------------
+
+
+def percentile(values: Sequence[float], q: float) -> float:
+    """Linear-interpolated percentile (q in 0..100); NaN for no values."""
+    if not values:
+        return math.nan
+    ordered = sorted(values)
+    rank = (len(ordered) - 1) * q / 100
+    low = math.floor(rank)
+    high = min(low + 1, len(ordered) - 1)
+    return ordered[low] + (ordered[high] - ordered[low]) * (rank - low)
+
+
+def _share(part: int, whole: int) -> str:
+    return f"{100 * part / whole:.1f}% ({part}/{whole})" if whole else "n/a"
+
+
+def format_report(report: FimReport) -> str:
+    latencies = report.latencies_ms
+    p50, p95 = percentile(latencies, 50), percentile(latencies, 95)
+    rows = [
+        ("data", report.data_path.name),
+        ("confidence threshold", f"{report.threshold:g}"),
+        ("cases", str(report.cases)),
+        ("shown", _share(report.shown, report.cases)),
+        ("exact match", _share(report.exact, report.cases)),
+        ("exact match | shown", _share(report.exact, report.shown)),
+        ("pass@1", _share(report.passed, report.cases)),
+        ("latency p50", "n/a" if math.isnan(p50) else f"{p50:.0f} ms"),
+        ("latency p95", "n/a" if math.isnan(p95) else f"{p95:.0f} ms"),
+        ("failed requests", str(report.errors)),
+    ]
+    width = max(len(name) for name, _ in rows)
+    lines = [f"{'metric':<{width}}  value", f"{'-' * width}  {'-' * 24}"]
+    lines += [f"{name:<{width}}  {value}" for name, value in rows]
+    return "\n".join(lines)

@@ -1,0 +1,95 @@
+"""``redraft bench decode``: the same network, the same FIM cases, different commit rules.
+
+Compares confidence-threshold parallel decoding (τ = 0.5, 0.7, 0.9) with one token per step
+(most confident first) and plain left-to-right one token per step: tokens per forward pass,
+tokens per second, exact match. Runs the model in-process (no LSP), so the numbers are the
+decoder's alone.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import torch
+
+from model.checkpoint import LoadedModel
+from model.inference import CompletionRequest, FimCompleter
+from model.sampler import CommitRule
+
+
+@dataclass(frozen=True)
+class FimCase:
+    prefix: str
+    suffix: str
+    middle: str
+
+
+@dataclass(frozen=True)
+class DecodeRow:
+    name: str
+    cases: int
+    exact: float
+    tokens_per_pass: float
+    tokens_per_second: float
+    ms_per_case: float
+
+
+def read_cases(path: Path, limit: int | None) -> list[FimCase]:
+    """HumanEval-infilling style records: prompt, suffix, canonical_solution."""
+    cases: list[FimCase] = []
+    with gzip.open(path, "rt") if path.suffix == ".gz" else open(path) as handle:
+        for line in handle:
+            record = json.loads(line)
+            cases.append(FimCase(record["prompt"], record["suffix"], record["canonical_solution"]))
+            if limit is not None and len(cases) >= limit:
+                break
+    return cases
+
+
+def same_code(a: str, b: str) -> bool:
+    """Equal up to trailing whitespace on each line and at the end."""
+    return [line.rstrip() for line in a.rstrip().split("\n")] == [line.rstrip() for line in b.rstrip().split("\n")]
+
+
+SETTINGS: tuple[tuple[str, CommitRule, float], ...] = (
+    ("threshold τ=0.5", CommitRule.THRESHOLD, 0.5),
+    ("threshold τ=0.7", CommitRule.THRESHOLD, 0.7),
+    ("threshold τ=0.9", CommitRule.THRESHOLD, 0.9),
+    ("one per step (most confident)", CommitRule.MOST_CONFIDENT, 1.0),
+    ("left to right, one per step", CommitRule.LEFT_TO_RIGHT, 1.0),
+)
+
+
+def run_decode_bench(loaded: LoadedModel, cases: list[FimCase], canvas_size: int = 32) -> list[DecodeRow]:
+    completer = FimCompleter(loaded)
+    rows: list[DecodeRow] = []
+    for name, rule, threshold in SETTINGS:
+        exact = tokens = passes = 0
+        elapsed = 0.0
+        for case in cases:
+            request = CompletionRequest(case.prefix, case.suffix, canvas_size=canvas_size, threshold=threshold,
+                                        max_steps=canvas_size, rule=rule)
+            started = time.perf_counter()
+            with torch.no_grad():
+                best = completer.complete(request)[0]
+            elapsed += time.perf_counter() - started
+            exact += same_code(best.text, case.middle)
+            tokens += best.tokens + 1  # the end-of-middle token is decoded too
+            passes += best.steps
+        n = max(1, len(cases))
+        rows.append(DecodeRow(name, len(cases), exact / n, tokens / max(1, passes), tokens / max(elapsed, 1e-9),
+                              1000 * elapsed / n))
+    return rows
+
+
+def format_rows(rows: list[DecodeRow]) -> str:
+    header = f"{'decoder':32} {'cases':>5} {'exact':>7} {'tok/pass':>9} {'tok/s':>8} {'ms/case':>8}"
+    lines = [header, "-" * len(header)]
+    for row in rows:
+        lines.append(f"{row.name:32} {row.cases:5d} {row.exact:7.1%} {row.tokens_per_pass:9.2f} "
+                     f"{row.tokens_per_second:8.0f} {row.ms_per_case:8.1f}")
+    return "\n".join(lines)

@@ -1,0 +1,91 @@
+import random
+from pathlib import Path
+
+import pytest
+import torch
+
+from model.checkpoint import load_model
+from model.fim_examples import SpanKind, choose_span, make_example
+from model.formats import ContextBudget, canvas_targets, context_ids, middle_from_canvas
+from model.sampler import CommitRule, select_commits
+from model.tokenizer import CodeTokenizer
+
+SHIPPED = Path(__file__).resolve().parent.parent / "model" / "weights"
+
+
+@pytest.fixture(scope="module")
+def tokenizer() -> CodeTokenizer:
+    return load_model(SHIPPED).tokenizer
+
+
+def test_threshold_rule_commits_every_confident_position_and_at_least_one() -> None:
+    probs = torch.tensor([0.2, 0.95, 0.5, 0.91])
+    assert select_commits(probs, CommitRule.THRESHOLD, 0.9).tolist() == [1, 3]
+    assert select_commits(torch.tensor([0.2, 0.4]), CommitRule.THRESHOLD, 0.9).tolist() == [1]
+
+
+def test_one_token_rules_commit_the_best_or_the_leftmost() -> None:
+    probs = torch.tensor([0.2, 0.95, 0.5])
+    assert select_commits(probs, CommitRule.MOST_CONFIDENT, 0.9).tolist() == [1]
+    assert select_commits(probs, CommitRule.LEFT_TO_RIGHT, 0.9).tolist() == [0]
+
+
+def test_context_keeps_the_text_nearest_the_cursor_within_budget(tokenizer: CodeTokenizer) -> None:
+    prefix = "".join(f"line_{i} = {i}\n" for i in range(400))
+    suffix = "".join(f"after_{i} = {i}\n" for i in range(400))
+    ids = context_ids(tokenizer, prefix, suffix, ContextBudget(total=100, max_suffix=30))
+    assert len(ids) == 100
+    assert ids[0] == tokenizer.suffix_id and ids[31] == tokenizer.prefix_id
+    assert tokenizer.decode(ids[1:31]).startswith("after_0 = 0\n")
+    assert tokenizer.decode(ids[32:]).endswith("line_399 = 399\n")
+
+
+def test_short_prefix_leaves_its_room_to_the_suffix(tokenizer: CodeTokenizer) -> None:
+    suffix = "".join(f"after_{i} = {i}\n" for i in range(400))
+    ids = context_ids(tokenizer, "x = 1\n", suffix, ContextBudget(total=100, max_suffix=30))
+    assert len(ids) == 100
+
+
+def test_canvas_holds_middle_then_end_then_padding(tokenizer: CodeTokenizer) -> None:
+    middle = tokenizer.encode("return a + b")
+    canvas = canvas_targets(tokenizer, middle, 16)
+    assert len(canvas) == 16 and canvas[len(middle)] == tokenizer.end_of_middle_id
+    assert middle_from_canvas(tokenizer, canvas) == "return a + b"
+    with pytest.raises(ValueError):
+        canvas_targets(tokenizer, middle, len(middle))
+
+
+def test_whole_line_spans_end_at_a_line_end() -> None:
+    text = "def f(x):\n    y = x + 1\n    return y\n"
+    rng = random.Random(3)
+    for _ in range(50):
+        start, end = choose_span(text, SpanKind.WHOLE_LINES, rng)
+        assert text[end - 1] == "\n" and start < end
+
+
+def test_training_examples_fit_the_canvas_and_the_budget(tokenizer: CodeTokenizer) -> None:
+    text = Path(random.__file__).read_text()
+    rng = random.Random(0)
+    budget = ContextBudget(total=128, max_suffix=40)
+    for _ in range(100):
+        example = make_example(tokenizer, text, rng, budget, canvas_size=32)
+        if example is None:
+            continue
+        assert len(example.context) <= 128 and len(example.targets) == 32
+        assert tokenizer.end_of_middle_id in example.targets
+
+
+def test_reused_context_cache_gives_the_same_completion_as_a_fresh_one(tokenizer: CodeTokenizer) -> None:
+    from model.checkpoint import LoadedModel
+    from model.inference import CompletionRequest, FimCompleter
+    from model.network import DiffusionEditor, NetworkConfig
+
+    torch.manual_seed(0)
+    network = DiffusionEditor(NetworkConfig(vocab_size=tokenizer.vocab_size, n_layer=1, n_head=2, d_model=32,
+                                            mlp_hidden=48)).eval()
+    loaded = LoadedModel(network, tokenizer, {})
+    warm, cold = FimCompleter(loaded), FimCompleter(loaded)
+    text = Path(random.__file__).read_text()[:3000]
+    warm.complete(CompletionRequest(text[:2000], text[2100:], canvas_size=8, max_steps=8))
+    request = CompletionRequest(text[:2010], text[2100:], canvas_size=8, max_steps=8)
+    assert warm.complete(request) == cold.complete(request)

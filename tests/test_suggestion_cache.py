@@ -1,0 +1,25 @@
+from lsp_server.completion import Suggestion
+from lsp_server.suggestion_cache import SuggestionCache
+
+
+def test_typing_the_start_of_the_suggestion_serves_the_rest_without_the_model() -> None:
+    cache = SuggestionCache()
+    cache.remember("u", "x = comp", "\n", "auto", [Suggestion("ute(a, b)", 0.8)])
+    assert cache.lookup("u", "x = compute(", "\n", "auto") == [Suggestion("a, b)", 0.8)]
+
+
+def test_typing_something_else_asks_the_model_again() -> None:
+    cache = SuggestionCache()
+    cache.remember("u", "x = comp", "\n", "auto", [Suggestion("ute(a, b)", 0.8)])
+    assert cache.lookup("u", "x = compa", "\n", "auto") is None
+    assert cache.lookup("u", "x = compute(a, b)", "\n", "auto") is None  # nothing left to show
+
+
+def test_a_place_asked_about_before_is_answered_from_the_lru() -> None:
+    cache = SuggestionCache(capacity=2)
+    cache.remember("u", "a", "s", "auto", [Suggestion("1", 0.5)])
+    cache.remember("u", "b", "s", "auto", [])
+    assert cache.lookup("u", "a", "s", "auto") == [Suggestion("1", 0.5)]
+    assert cache.lookup("u", "b", "s", "auto") == []
+    cache.remember("u", "c", "s", "auto", [Suggestion("3", 0.5)])
+    assert cache.lookup("u", "a", "s", "auto") is None  # the least recently used went first
