@@ -8,6 +8,7 @@ import logging
 import os
 import time
 from pathlib import Path
+from types import ModuleType
 
 log = logging.getLogger(__name__)
 
@@ -144,11 +145,28 @@ def bench(args: argparse.Namespace) -> int:
         print(format_rows(run_decode_bench(loaded, read_cases(args.data, args.limit), args.canvas)))
         return 0
 
-    from lsp_server.bench.fim import format_report, run_fim_bench
-
     command = [sys.executable, "-m", "lsp_server"]
     if args.model:
         command += ["--model", str(args.model)]
-    report = run_fim_bench(Path(args.data), args.limit, args.threshold, [*command, "serve"])
+    command.append("serve")
+    if args.suite == "latency":
+        from lsp_server.bench.latency import format_latency, run_latency_bench
+
+        files = args.files or [Path(module.__file__ or "") for module in _latency_modules()]
+        print(format_latency(run_latency_bench(files, args.lines, args.interval_ms, command), args.interval_ms))
+        return 0
+
+    from lsp_server.bench.fim import format_report, run_fim_bench
+
+    report = run_fim_bench(Path(args.data), args.limit, args.threshold, command)
     print(format_report(report))
     return 0
+
+
+def _latency_modules() -> list[ModuleType]:
+    """Real, varied files that every Python install has."""
+    import argparse as argparse_module
+    import json.decoder
+    import textwrap
+
+    return [argparse_module, json.decoder, textwrap]

@@ -44,17 +44,31 @@ def context_ids(
     tokenizer: CodeTokenizer, prefix: str, suffix: str, budget: ContextBudget
 ) -> list[int]:
     """``<|suffix|> suffix <|prefix|> prefix`` within the budget (suffix keeps its start,
-    prefix keeps its end: the text nearest the cursor survives truncation)."""
-    suffix_tokens, prefix_tokens = tokenizer.encode_batch([clip_suffix(suffix), clip_prefix(prefix)])
+    prefix keeps its end: the text nearest the cursor survives truncation).
+
+    Cuts move in steps of ``CUT_QUANTUM`` tokens, not one token per keystroke: while the
+    user types, the suffix and the start of the prefix stay the same tokens, so the cached
+    keys/values of everything but the prefix tail stay valid.
+    """
+    all_suffix, prefix_tokens = tokenizer.encode_batch([clip_suffix(suffix), clip_prefix(prefix)])
     room = budget.total - 2
-    suffix_tokens = suffix_tokens[: min(budget.max_suffix, room)]
+    suffix_tokens = all_suffix[: min(budget.max_suffix, room)]
     prefix_room = room - len(suffix_tokens)
-    prefix_tokens = prefix_tokens[-prefix_room:] if prefix_room > 0 else []
-    # Give unused prefix room back to a long suffix.
-    spare = room - len(suffix_tokens) - len(prefix_tokens)
-    if spare > 0:
-        suffix_tokens = tokenizer.encode(clip_suffix(suffix))[: len(suffix_tokens) + spare]
+    excess = len(prefix_tokens) - prefix_room
+    if excess > 0:
+        prefix_tokens = prefix_tokens[_round_up(excess):]
+    elif len(all_suffix) > len(suffix_tokens):
+        # A short prefix leaves room that a long suffix may use.
+        spare = (-excess) // CUT_QUANTUM * CUT_QUANTUM
+        suffix_tokens = all_suffix[: len(suffix_tokens) + spare]
     return [tokenizer.suffix_id, *suffix_tokens, tokenizer.prefix_id, *prefix_tokens]
+
+
+CUT_QUANTUM = 32
+
+
+def _round_up(count: int) -> int:
+    return -(-count // CUT_QUANTUM) * CUT_QUANTUM
 
 
 def canvas_targets(tokenizer: CodeTokenizer, middle_ids: list[int], canvas_size: int) -> list[int]:

@@ -94,6 +94,12 @@ class LspClient:
         if self._stderr_file is None:
             self._tasks.append(asyncio.create_task(self._drain_stderr()))
 
+    @property
+    def pid(self) -> int:
+        if self._process is None:
+            raise ServerExited("the server is not running")
+        return self._process.pid
+
     async def __aenter__(self) -> LspClient:
         await self.start()
         return self

@@ -1,0 +1,167 @@
+"""``redraft bench latency``: simulated typing through the real server.
+
+For each sampled line of real files, the line's tail is removed and then typed back one
+character per keystroke: an incremental ``didChange`` and an Automatic
+``inlineCompletion`` per keystroke, at a fixed typing interval. A request still unanswered
+when the next keystroke comes is cancelled (``$/cancelRequest``), as an editor does; it
+counts as dropped. Latency is measured on answered requests (a null answer is an answer).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from lsp_server.bench.fim import offset_to_position, percentile
+from lsp_server.bench.lsp_client import LspClient, LspError
+
+MIN_CONTEXT_CHARS = 1_000
+
+
+@dataclass
+class LatencyReport:
+    latencies_ms: list[float] = field(default_factory=list)
+    shown: int = 0
+    dropped: int = 0
+    errors: int = 0
+    cold_start_ms: float = 0.0
+    rss_start_mb: float = 0.0
+    rss_end_mb: float = 0.0
+
+    @property
+    def requests(self) -> int:
+        return len(self.latencies_ms) + self.dropped + self.errors
+
+
+def rss_mb(pid: int) -> float:
+    """Resident memory of a process, from /proc (Linux)."""
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return 0.0
+
+
+def typing_spots(files: Sequence[Path], lines_per_file: int, seed: int) -> list[tuple[str, int, int]]:
+    """(text, line start, line end) of lines worth typing: ≥ 1,000 characters before them."""
+    rng = random.Random(seed)
+    spots: list[tuple[str, int, int]] = []
+    for path in files:
+        text = path.read_text(encoding="utf-8")
+        starts = [i + 1 for i, ch in enumerate(text) if ch == "\n"]
+        candidates = []
+        for start in starts:
+            end = text.find("\n", start)
+            line = text[start:end] if end >= 0 else ""
+            if start >= MIN_CONTEXT_CHARS and len(line.strip()) >= 12 and not line.strip().startswith("#"):
+                candidates.append((start, end))
+        for start, end in rng.sample(candidates, min(lines_per_file, len(candidates))):
+            spots.append((text, start, end))
+    return spots
+
+
+async def _type_line(
+    client: LspClient, uri: str, text: str, start: int, end: int, interval_s: float, report: LatencyReport,
+    version: int,
+) -> int:
+    """Type ``text[column:end]`` back into the document, one request per keystroke."""
+    line = text[start:end]
+    column = start + len(line) - len(line.lstrip())  # type from the indentation on
+    document = text[:column] + text[end:]
+    await client.did_open(uri, document, version=version)
+    pending: tuple[int, asyncio.Future[Any], float] | None = None
+    tasks: list[asyncio.Task[None]] = []
+
+    async def settle(request_id: int, future: asyncio.Future[Any], sent: float) -> None:
+        try:
+            result = await asyncio.wait_for(future, 60)
+        except LspError as exc:
+            if exc.code == -32800:  # RequestCancelled: the next keystroke came first
+                report.dropped += 1
+            else:
+                report.errors += 1
+            return
+        except (TimeoutError, ConnectionError):
+            report.errors += 1
+            return
+        report.latencies_ms.append((time.perf_counter() - sent) * 1000)
+        items = result.get("items") if isinstance(result, dict) else result
+        report.shown += bool(items)
+
+    for offset in range(column, end):
+        version += 1
+        cursor = offset - column + column
+        line_no, character = offset_to_position(document, cursor)
+        await client.did_change(uri, version, [{
+            "range": {"start": {"line": line_no, "character": character},
+                      "end": {"line": line_no, "character": character}},
+            "text": text[offset],
+        }])
+        document = document[:cursor] + text[offset] + document[cursor:]
+        if pending is not None and not pending[1].done():
+            await client.cancel(pending[0])
+        line_no, character = offset_to_position(document, cursor + 1)
+        request_id, future = client.send_request("textDocument/inlineCompletion", {
+            "textDocument": {"uri": uri}, "position": {"line": line_no, "character": character},
+            "context": {"triggerKind": 2}})
+        pending = (request_id, future, time.perf_counter())
+        tasks.append(asyncio.create_task(settle(*pending)))
+        await asyncio.sleep(interval_s)
+    await asyncio.gather(*tasks)
+    await client.did_close(uri)
+    return version
+
+
+async def _run(files: Sequence[Path], lines_per_file: int, interval_ms: float, command: list[str],
+               seed: int) -> LatencyReport:
+    report = LatencyReport()
+    spots = typing_spots(files, lines_per_file, seed)
+    if not spots:
+        raise ValueError("no line with 1,000 characters of context before it in the given files")
+    started = time.perf_counter()
+    async with LspClient(command, timeout=120) as client:
+        await client.initialize({"confidenceThreshold": 0.0})
+        await client.initialized()
+        text, start, _ = spots[0]
+        await client.did_open("file:///bench/cold.py", text[:start])
+        line, character = offset_to_position(text[:start], start)
+        await client.inline_completion("file:///bench/cold.py", line, character)
+        report.cold_start_ms = (time.perf_counter() - started) * 1000
+        await client.did_close("file:///bench/cold.py")
+        pid = client.pid
+        report.rss_start_mb = rss_mb(pid)
+        version = 1
+        for n, (text, start, end) in enumerate(spots):
+            version = await _type_line(client, f"file:///bench/typing-{n}.py", text, start, end,
+                                       interval_ms / 1000, report, version)
+        report.rss_end_mb = rss_mb(pid)
+    return report
+
+
+def run_latency_bench(files: Sequence[Path], lines_per_file: int, interval_ms: float, command: list[str],
+                      seed: int = 0) -> LatencyReport:
+    return asyncio.run(_run(files, lines_per_file, interval_ms, command, seed))
+
+
+def format_latency(report: LatencyReport, interval_ms: float) -> str:
+    answered = report.latencies_ms
+    rows = [
+        ("keystrokes (requests)", f"{report.requests}"),
+        ("typing interval", f"{interval_ms:.0f} ms"),
+        ("answered", f"{len(answered)}  (with a suggestion: {report.shown})"),
+        ("dropped (cancelled by the next keystroke)", f"{report.dropped / max(1, report.requests):.1%}"),
+        ("errors", f"{report.errors}"),
+        ("latency p50 / p95 / p99",
+         " / ".join(f"{percentile(answered, q):.1f}" for q in (50, 95, 99)) + " ms" if answered else "n/a"),
+        ("cold start to first answer", f"{report.cold_start_ms:.0f} ms"),
+        ("server RSS start → end", f"{report.rss_start_mb:.0f} → {report.rss_end_mb:.0f} MB"),
+    ]
+    width = max(len(name) for name, _ in rows)
+    return "\n".join(f"{name:<{width}}  {value}" for name, value in rows)
