@@ -2,10 +2,19 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import logging
+import time
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
-from lsp_server.engine import FimQuery, ModelCandidate
+from lsp_server.engine import Engine, FimQuery, JobStopped, ModelCandidate, ModelUnavailable
 from lsp_server.options import ServerOptions
+from lsp_server.scheduling import RequestScheduler
+
+if TYPE_CHECKING:
+    from lsp_server.suggestion_cache import SuggestionCache
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -51,3 +60,51 @@ def select_suggestions(
         seen.add(text)
         shown.append(Suggestion(text, candidate.confidence))
     return shown[:limit]
+
+
+class CompletionService:
+    """Cache → debounce → model → filter → cache, for one inline-completion request."""
+
+    def __init__(self, engine: Engine, cache: SuggestionCache, scheduler: RequestScheduler) -> None:
+        self.engine = engine
+        self.cache = cache
+        self.scheduler = scheduler
+
+    async def suggest(
+        self, uri: str, text: str, offset: int, options: ServerOptions, invoked: bool
+    ) -> list[Suggestion]:
+        query = build_query(text, offset, options, invoked)
+        variant = f"{invoked}:{options}"
+        cached = self.cache.lookup(uri, query.prefix, query.suffix, variant)
+        if cached is not None:
+            return cached
+        await self.scheduler.before_model_work(uri)
+        suggestions = await self._ask_model(uri, query, options)
+        if suggestions is None:
+            return []
+        self.cache.remember(uri, query.prefix, query.suffix, variant, suggestions)
+        if suggestions and not invoked:
+            self._speculate(uri, replace(query, prefix=query.prefix + suggestions[0].text), options, variant)
+        return suggestions
+
+    async def _ask_model(self, uri: str, query: FimQuery, options: ServerOptions) -> list[Suggestion] | None:
+        started = time.perf_counter()
+        try:
+            candidates = await self.engine.complete(uri, query, options.request_timeout_ms / 1000)
+        except (ModelUnavailable, JobStopped):
+            return None
+        except Exception:
+            log.error("inline completion failed", exc_info=True)
+            return None
+        self.scheduler.record_latency(time.perf_counter() - started)
+        return select_suggestions(candidates, query.suffix, options.confidence_threshold, query.candidates)
+
+    def _speculate(self, uri: str, query: FimQuery, options: ServerOptions, variant: str) -> None:
+        """Once the user pauses, answer "what comes after accepting" ahead of time."""
+
+        async def work() -> None:
+            suggestions = await self._ask_model(uri, query, options)
+            if suggestions is not None:
+                self.cache.remember(uri, query.prefix, query.suffix, variant, suggestions)
+
+        self.scheduler.speculate(uri, work)

@@ -10,10 +10,11 @@ from typing import Any
 from lsprotocol import types
 from pygls.lsp.server import LanguageServer
 
-from lsp_server.completion import build_query, select_suggestions
+from lsp_server.completion import CompletionService
 from lsp_server.documents import DocumentStore, position_at
-from lsp_server.engine import Engine, JobStopped, ModelUnavailable
+from lsp_server.engine import Engine
 from lsp_server.options import ServerOptions, parse_options
+from lsp_server.scheduling import RequestScheduler
 from lsp_server.suggestion_cache import SuggestionCache
 
 log = logging.getLogger(__name__)
@@ -27,7 +28,9 @@ class RedraftServer(LanguageServer):
         self.options = ServerOptions()
         self.documents = DocumentStore()
         self.engine = Engine(model_dir, on_load_error=self.show_error)
+        self.scheduler = RequestScheduler()
         self.suggestions = SuggestionCache()
+        self.completions = CompletionService(self.engine, self.suggestions, self.scheduler)
         self._pending_messages: list[str] = []
         self._loop: asyncio.AbstractEventLoop | None = None
 
@@ -83,6 +86,7 @@ def create_server(model_dir: Path | None = None) -> RedraftServer:
     def did_close(ls: RedraftServer, params: types.DidCloseTextDocumentParams) -> None:
         ls.documents.close(params.text_document.uri)
         ls.suggestions.forget(params.text_document.uri)
+        ls.scheduler.forget(params.text_document.uri)
 
     @server.feature(types.TEXT_DOCUMENT_INLINE_COMPLETION, types.InlineCompletionOptions())
     async def inline_completion(
@@ -94,19 +98,7 @@ def create_server(model_dir: Path | None = None) -> RedraftServer:
         text, encoding, options = document.text, ls.encoding, ls.options
         offset = document.offset_at(params.position, encoding)
         invoked = params.context.trigger_kind == types.InlineCompletionTriggerKind.Invoked
-        query = build_query(text, offset, options, invoked)
-        variant = f"{invoked}:{options}"
-        suggestions = ls.suggestions.lookup(document.uri, query.prefix, query.suffix, variant)
-        if suggestions is None:
-            try:
-                candidates = await ls.engine.complete(document.uri, query, options.request_timeout_ms / 1000)
-            except (ModelUnavailable, JobStopped):
-                return None
-            except Exception:
-                log.error("inline completion failed", exc_info=True)
-                return None
-            suggestions = select_suggestions(candidates, query.suffix, options.confidence_threshold, query.candidates)
-            ls.suggestions.remember(document.uri, query.prefix, query.suffix, variant, suggestions)
+        suggestions = await ls.completions.suggest(document.uri, text, offset, options, invoked)
         if not suggestions:
             return None
         cursor = position_at(text, offset, encoding)

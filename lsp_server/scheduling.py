@@ -1,0 +1,64 @@
+"""When model work starts: an adaptive debounce while the user types fast, and a
+speculative request "as if accepted" once the user pauses.
+
+The debounce is measured, not fixed: it is half the recent model latency (capped), and it
+applies only when keystrokes come faster than ``BURST_S``. A superseded or cancelled
+request is then dropped before any model work. Speculation runs at most once per answer,
+after ``PAUSE_S`` of quiet, and any new request cancels it, so an idle server stays idle.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import time
+from collections.abc import Awaitable, Callable
+
+BURST_S = 0.2
+MAX_DEBOUNCE_S = 0.05
+PAUSE_S = 0.3
+LATENCY_SMOOTHING = 0.2
+
+
+class RequestScheduler:
+    def __init__(self) -> None:
+        self.model_latency_s = 0.05  # smoothed; updated from every model call
+        self._last_request: dict[str, float] = {}
+        self._speculation: dict[str, asyncio.Task[None]] = {}
+
+    def record_latency(self, seconds: float) -> None:
+        self.model_latency_s += LATENCY_SMOOTHING * (seconds - self.model_latency_s)
+
+    async def before_model_work(self, uri: str) -> None:
+        """Call first in each request: cancels speculation, then waits out a typing burst.
+        Raises asyncio.CancelledError if the client cancels meanwhile."""
+        speculation = self._speculation.pop(uri, None)
+        if speculation is not None:
+            speculation.cancel()
+        now = time.monotonic()
+        previous = self._last_request.get(uri)
+        self._last_request[uri] = now
+        if previous is not None and now - previous < BURST_S:
+            await asyncio.sleep(min(MAX_DEBOUNCE_S, self.model_latency_s / 2))
+
+    def speculate(self, uri: str, work: Callable[[], Awaitable[None]]) -> None:
+        """Run ``work`` after a pause unless another request for ``uri`` comes first."""
+
+        async def after_pause() -> None:
+            await asyncio.sleep(PAUSE_S)
+            with contextlib.suppress(Exception):  # speculation never surfaces an error
+                await work()
+
+        previous = self._speculation.pop(uri, None)
+        if previous is not None:
+            previous.cancel()
+        task = asyncio.create_task(after_pause())
+        self._speculation[uri] = task
+        task.add_done_callback(lambda done: self._speculation.pop(uri, None) if self._speculation.get(uri) is done
+                               else None)
+
+    def forget(self, uri: str) -> None:
+        self._last_request.pop(uri, None)
+        speculation = self._speculation.pop(uri, None)
+        if speculation is not None:
+            speculation.cancel()
