@@ -14,6 +14,7 @@ from lsp_server.completion import CompletionService
 from lsp_server.documents import DocumentStore, position_at
 from lsp_server.engine import Engine
 from lsp_server.options import ServerOptions, parse_options
+from lsp_server.protocol import RedraftProtocol
 from lsp_server.scheduling import RequestScheduler
 from lsp_server.suggestion_cache import SuggestionCache
 
@@ -24,7 +25,7 @@ VERSION = "0.1.0"
 
 class RedraftServer(LanguageServer):
     def __init__(self, model_dir: Path | None = None) -> None:
-        super().__init__("redraft", VERSION)
+        super().__init__("redraft", VERSION, protocol_cls=RedraftProtocol)
         self.options = ServerOptions()
         self.documents = DocumentStore()
         self.engine = Engine(model_dir, on_load_error=self.show_error)

@@ -1,0 +1,40 @@
+"""Our JSON-RPC protocol layer: custom method names, and a fix for a pygls trap.
+
+pygls 2.x turns a request whose parameters don't match the LSP types into an exception
+before any handler runs, and the request is never answered: the client waits forever.
+Here such a request is answered at once with InvalidParams, and the message is dropped.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
+from pygls.protocol import LanguageServerProtocol
+from pygls.protocol.json_rpc import JsonRPCNotification
+
+log = logging.getLogger(__name__)
+
+# A notification no handler exists for: what a rejected message becomes.
+DROPPED_METHOD = "$/redraft/droppedMessage"
+
+
+class RedraftProtocol(LanguageServerProtocol):
+    def structure_message(self, data: dict[str, Any]) -> Any:
+        try:
+            return super().structure_message(data)
+        except JsonRpcException as exc:
+            if not ("id" in data and "method" in data):
+                raise  # a bad notification or response: nothing to answer
+            method = data.get("method")
+            error = JsonRpcInvalidParams(f"invalid parameters for {method}: {_reason(exc)}")
+            log.warning("answered %s (id %s) with InvalidParams", method, data.get("id"))
+            self._send_response(data["id"], error=error.to_response_error())
+            return JsonRPCNotification(method=DROPPED_METHOD, params=None, jsonrpc="2.0")
+
+
+def _reason(exc: Exception) -> str:
+    cause = exc.__cause__
+    text = str(cause) if cause is not None else str(exc)
+    return text.splitlines()[0][:200] if text else type(exc).__name__
