@@ -64,6 +64,7 @@ def build_parser() -> argparse.ArgumentParser:
     train.add_argument("--context-tokens", type=int, default=256)
     train.add_argument("--no-download", action="store_true", help="standard library only, no pip")
     train.add_argument("--max-files", type=int, help="cap the training files (smoke runs)")
+    train.add_argument("--next-edit-fraction", type=float, default=0.3, help="share of next-edit batches")
     train.add_argument("--init-from", type=Path, help="warm-start from a model folder")
     train.add_argument("--export", type=Path, help="write the trained model (fp16) to this folder")
 

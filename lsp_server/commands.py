@@ -120,6 +120,7 @@ def train(args: argparse.Namespace) -> int:
         context_tokens=args.context_tokens,
         time_limit_seconds=args.minutes * 60 if args.minutes else None,
         init_from=args.init_from,
+        next_edit_fraction=args.next_edit_fraction,
         eval_every=max(1, min(250, args.steps)),
         network=NetworkConfig(vocab_size=tokenizer.vocab_size, n_layer=args.layers, n_head=args.heads,
                               d_model=args.width, mlp_hidden=3 * args.width),

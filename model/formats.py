@@ -88,3 +88,70 @@ def middle_from_canvas(tokenizer: CodeTokenizer, canvas: list[int]) -> str:
         if token != tokenizer.mask_id:
             kept.append(token)
     return tokenizer.decode(kept)
+
+
+# ---------------------------------------------------------------- next edit
+#
+#   context (causal):  <|edits|> hunk… hunk  <|suffix|> after… <|prefix|> …before
+#                      <|region|> the lines that may change <|/region|>
+#   canvas:            rewritten region <|eom|> <|pad|>…   or   <|nochange|> <|eom|> <|pad|>…
+#
+# The edit history comes first so its cached keys/values serve every candidate region.
+
+
+@dataclass(frozen=True)
+class NextEditBudget:
+    total: int = 320
+    history: int = 112
+    suffix: int = 40
+    region: int = 48
+
+
+def split_lsp_lines(text: str) -> list[str]:
+    """Lines without their endings; LSP breaks lines only at \\n, \\r\\n and \\r."""
+    return text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+
+
+def render_hunk(path: str, start_line: int, old_text: str, new_text: str) -> str:
+    """One edit as the model reads it: a location line, then removed and added lines."""
+    lines = [f"@@ {path}:{start_line + 1}"]
+    for sign, text in (("-", old_text), ("+", new_text)):
+        if text:
+            lines.extend(sign + line for line in split_lsp_lines(text.removesuffix("\n")))
+    return "\n".join(lines) + "\n"
+
+
+def history_ids(tokenizer: CodeTokenizer, hunks: list[str], budget: NextEditBudget) -> list[int]:
+    """``<|edits|>`` and the newest hunks that fit the history budget, oldest first."""
+    kept: list[int] = []
+    for encoded in reversed(tokenizer.encode_batch(hunks) if hunks else []):
+        if len(kept) + len(encoded) > budget.history - 1:
+            break
+        kept = encoded + kept
+    return [tokenizer.id_of("<|edits|>"), *kept]
+
+
+def next_edit_region_ids(
+    tokenizer: CodeTokenizer, prefix: str, region: str, suffix: str, room: int, budget: NextEditBudget
+) -> list[int] | None:
+    """The part after the history; None when the region is too long to rewrite."""
+    suffix_tokens, prefix_tokens, region_tokens = tokenizer.encode_batch(
+        [clip_suffix(suffix), clip_prefix(prefix), region]
+    )
+    if len(region_tokens) > budget.region:
+        return None
+    suffix_tokens = suffix_tokens[: budget.suffix]
+    prefix_room = room - len(suffix_tokens) - len(region_tokens) - 4
+    prefix_tokens = prefix_tokens[-prefix_room:] if prefix_room > 0 else []
+    return [
+        tokenizer.suffix_id, *suffix_tokens, tokenizer.prefix_id, *prefix_tokens,
+        tokenizer.id_of("<|region|>"), *region_tokens, tokenizer.id_of("<|/region|>"),
+    ]
+
+
+def next_edit_targets(tokenizer: CodeTokenizer, rewritten: str | None, canvas_size: int) -> list[int] | None:
+    """Canvas for a rewrite (None = no change); None when it does not fit."""
+    body = [tokenizer.id_of("<|nochange|>")] if rewritten is None else tokenizer.encode(rewritten)
+    if len(body) >= canvas_size:
+        return None
+    return canvas_targets(tokenizer, body, canvas_size)

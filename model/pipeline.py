@@ -14,6 +14,7 @@ import torch
 
 from model.checkpoint import SHIPPED_DIR, load_model, save_model
 from model.corpus import build_corpus, download_sdists, pinned_packages, read_corpus
+from model.edit_corpus import build_edit_pairs, download_previous_releases
 from model.tokenizer import CodeTokenizer
 
 log = logging.getLogger(__name__)
@@ -24,14 +25,19 @@ TOKENIZER_SAMPLE_CHARS = 40_000_000
 def prepare_corpus(work_dir: Path, download: bool, max_files: int | None = None) -> Path:
     """``work_dir/corpus/{train,dev}.jsonl``, built once."""
     corpus_dir = work_dir / "corpus"
-    if (corpus_dir / "train.jsonl").is_file():
-        return corpus_dir
-    sdist_dir = work_dir / "sdists"
-    if download:
-        log.info("downloading pinned sdists into %s", sdist_dir)
-        download_sdists(pinned_packages(), sdist_dir)
-    counts = build_corpus(sdist_dir, corpus_dir, max_files=max_files)
-    log.info("corpus: %d train files, %d dev files, %d dropped", counts["train"], counts["dev"], counts["dropped"])
+    sdist_dir, previous_dir = work_dir / "sdists", work_dir / "sdists_previous"
+    if not (corpus_dir / "train.jsonl").is_file():
+        if download:
+            log.info("downloading pinned sdists into %s", sdist_dir)
+            download_sdists(pinned_packages(), sdist_dir)
+        counts = build_corpus(sdist_dir, corpus_dir, max_files=max_files)
+        log.info("corpus: %d train files, %d dev files, %d dropped", counts["train"], counts["dev"],
+                 counts["dropped"])
+    if download and not (corpus_dir / "edits_train.jsonl").is_file():
+        log.info("downloading the previous releases into %s", previous_dir)
+        download_previous_releases(pinned_packages(), previous_dir)
+        pairs = build_edit_pairs(sdist_dir, previous_dir, corpus_dir)
+        log.info("real edits: %d train file pairs, %d dev file pairs", pairs["train"], pairs["dev"])
     return corpus_dir
 
 

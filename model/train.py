@@ -7,14 +7,12 @@ from ``run_dir`` when a checkpoint is there; ``init_from`` warm-starts from a mo
 
 from __future__ import annotations
 
-import itertools
 import json
 import logging
 import math
 import os
 import random
 import time
-from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -26,10 +24,11 @@ from safetensors.torch import load_file
 from torch import Tensor
 from torch.nn.parallel import DistributedDataParallel
 
+from model.batches import Batch, TrainingSources, batch_stream
 from model.checkpoint import WEIGHTS_FILE, load_model, save_model
 from model.corpus import read_corpus
-from model.fim_examples import FimExample, make_example
-from model.formats import ContextBudget
+from model.edit_corpus import read_edit_pairs
+from model.formats import ContextBudget, NextEditBudget
 from model.network import DiffusionEditor, NetworkConfig
 from model.schedule import loss_weight, mask_tokens, sample_mask_rate
 from model.tokenizer import CodeTokenizer
@@ -53,6 +52,8 @@ class TrainConfig:
     context_tokens: int = 256
     max_suffix_tokens: int = 96
     canvas_sizes: tuple[int, ...] = (32, 64)
+    next_edit_fraction: float = 0.0  # share of batches with the next-edit objective
+    next_edit_canvas: int = 64
     context_loss_weight: float = 0.5
     context_loss_fraction: float = 0.25  # share of context positions scored per step
     eval_every: int = 250
@@ -67,40 +68,9 @@ class TrainConfig:
     def budget(self) -> ContextBudget:
         return ContextBudget(self.context_tokens, self.max_suffix_tokens)
 
-
-@dataclass(frozen=True)
-class Batch:
-    context: Tensor  # (batch, C) left-padded
-    context_valid: Tensor  # (batch, C) bool
-    targets: Tensor  # (batch, L)
-
-
-def collate(examples: list[FimExample], pad_id: int) -> Batch:
-    width = max(len(e.context) for e in examples)
-    context = torch.full((len(examples), width), pad_id, dtype=torch.long)
-    valid = torch.zeros((len(examples), width), dtype=torch.bool)
-    for row, example in enumerate(examples):
-        n = len(example.context)
-        context[row, width - n :] = torch.tensor(example.context)
-        valid[row, width - n :] = True
-    targets = torch.tensor([e.targets for e in examples], dtype=torch.long)
-    return Batch(context, valid, targets)
-
-
-def batches(
-    texts: list[str], tokenizer: CodeTokenizer, config: TrainConfig, rng: random.Random
-) -> Iterator[Batch]:
-    """Endless batches; files drawn in proportion to their (capped) length."""
-    cumulative = list(itertools.accumulate(min(len(t), 20_000) for t in texts))
-    while True:
-        canvas_size = rng.choice(config.canvas_sizes)
-        examples: list[FimExample] = []
-        while len(examples) < config.batch_size:
-            text = rng.choices(texts, cum_weights=cumulative)[0]
-            example = make_example(tokenizer, text, rng, config.budget, canvas_size)
-            if example is not None:
-                examples.append(example)
-        yield collate(examples, tokenizer.pad_id)
+    @property
+    def next_edit_budget(self) -> NextEditBudget:
+        return NextEditBudget()
 
 
 def losses(
@@ -135,20 +105,24 @@ def learning_rate(step: int, config: TrainConfig) -> float:
 
 @torch.no_grad()
 def evaluate(
-    core: DiffusionEditor, dev: list[Batch], tokenizer: CodeTokenizer, config: TrainConfig,
-    autocast: bool,
+    core: DiffusionEditor, dev: list[Batch], dev_edits: list[Batch], tokenizer: CodeTokenizer,
+    config: TrainConfig, autocast: bool,
 ) -> dict[str, float]:
     """Held-out losses with a fixed noise seed, so numbers compare across runs."""
     core.eval()
     generator = torch.Generator().manual_seed(1234)
-    totals = [0.0, 0.0]
-    for batch in dev:
-        with torch.autocast("cpu", dtype=torch.bfloat16, enabled=autocast):
-            diffusion, next_token = losses(core, core, batch, tokenizer, config, generator)
-        totals[0] += diffusion.item()
-        totals[1] += next_token.item()
+    totals = {"dev_diffusion": 0.0, "dev_next_token": 0.0, "dev_next_edit": 0.0}
+    for name, batches in (("dev_diffusion", dev), ("dev_next_edit", dev_edits)):
+        for batch in batches:
+            with torch.autocast("cpu", dtype=torch.bfloat16, enabled=autocast):
+                diffusion, next_token = losses(core, core, batch, tokenizer, config, generator)
+            totals[name] += diffusion.item() / len(batches)
+            if name == "dev_diffusion":
+                totals["dev_next_token"] += next_token.item() / len(batches)
     core.train()
-    return {"dev_diffusion": totals[0] / len(dev), "dev_next_token": totals[1] / len(dev)}
+    if not dev_edits:
+        del totals["dev_next_edit"]
+    return totals
 
 
 class _Run:
@@ -220,17 +194,23 @@ def train(config: TrainConfig, tokenizer: CodeTokenizer) -> dict[str, float]:
     if state and (config.run_dir / OPTIMIZER_FILE).is_file():
         optimizer.load_state_dict(torch.load(config.run_dir / OPTIMIZER_FILE, weights_only=True))
 
-    train_texts = [f.text for f in read_corpus(config.corpus_dir / "train.jsonl")]
-    dev_texts = [f.text for f in read_corpus(config.corpus_dir / "dev.jsonl")] or train_texts[:50]
-    dev_rng = random.Random(99)
-    dev_stream = batches(dev_texts, tokenizer, config, dev_rng)
-    dev = [next(dev_stream) for _ in range(max(1, config.eval_examples // config.batch_size))]
-    stream = batches(train_texts, tokenizer, config, rng)
+    train_files = read_corpus(config.corpus_dir / "train.jsonl")
+    train = TrainingSources(train_files, read_edit_pairs(config.corpus_dir / "edits_train.jsonl"))
+    dev = TrainingSources(read_corpus(config.corpus_dir / "dev.jsonl") or train_files[:50],
+                          read_edit_pairs(config.corpus_dir / "edits_dev.jsonl"))
+    dev_count = max(1, config.eval_examples // config.batch_size)
+    dev_fim_stream = batch_stream(dev, tokenizer, config, random.Random(99), next_edit_fraction=0.0)
+    dev_fim = [next(dev_fim_stream) for _ in range(dev_count)]
+    dev_edits: list[Batch] = []
+    if config.next_edit_fraction > 0:
+        dev_edit_stream = batch_stream(dev, tokenizer, config, random.Random(98), next_edit_fraction=1.0)
+        dev_edits = [next(dev_edit_stream) for _ in range(dev_count)]
+    stream = batch_stream(train, tokenizer, config, rng, config.next_edit_fraction)
 
     started = last_save = time.time()
     last_log, window_tokens, dev_losses = time.time(), 0, {}
     parameters = sum(p.numel() for p in core.parameters()) / 1e6
-    log.info("training %.1fM parameters from step %d on %d files", parameters, step, len(train_texts))
+    log.info("training %.1fM parameters from step %d on %d files", parameters, step, len(train_files))
     while step < config.steps:
         batch = next(stream)
         batch = Batch(batch.context.to(device), batch.context_valid.to(device), batch.targets.to(device))
@@ -256,11 +236,10 @@ def train(config: TrainConfig, tokenizer: CodeTokenizer) -> dict[str, float]:
                      step, tokens / 1e6, diffusion.item(), next_token.item(), learning_rate(step, config), rate)
             last_log, window_tokens = time.time(), 0
         if rank == 0 and (step % config.eval_every == 0 or done):
-            dev_losses = evaluate(core, dev, tokenizer, config, use_bf16)
+            dev_losses = evaluate(core, dev_fim, dev_edits, tokenizer, config, use_bf16)
             run.record({"step": step, "tokens": tokens, "diffusion": diffusion.item(),
                         "next_token": next_token.item(), **dev_losses, "time": time.time()})
-            log.info("step %d  dev diffusion %.3f  dev next-token %.3f",
-                     step, dev_losses["dev_diffusion"], dev_losses["dev_next_token"])
+            log.info("step %d  %s", step, "  ".join(f"{k} {v:.3f}" for k, v in dev_losses.items()))
         if rank == 0 and (done or time.time() - last_save > config.checkpoint_seconds):
             run.save(core, optimizer, tokenizer, step, tokens)
             last_save = time.time()

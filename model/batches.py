@@ -1,0 +1,76 @@
+"""Training batches: FIM examples from corpus files, and next-edit examples from real
+release diffs and synthetic edits, padded into one shape the network trains on."""
+
+from __future__ import annotations
+
+import itertools
+import random
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import torch
+from torch import Tensor
+
+from model.corpus import SourceFile
+from model.fim_examples import FimExample, make_example
+from model.next_edit_examples import EditPair, replay_example, synthetic_example
+from model.tokenizer import CodeTokenizer
+
+if TYPE_CHECKING:
+    from model.train import TrainConfig
+
+REAL_EDIT_SHARE = 0.5  # of next-edit examples, when real edit pairs exist
+
+
+@dataclass(frozen=True)
+class Batch:
+    context: Tensor  # (batch, C) left-padded
+    context_valid: Tensor  # (batch, C) bool
+    targets: Tensor  # (batch, L)
+
+
+@dataclass(frozen=True)
+class TrainingSources:
+    files: list[SourceFile]
+    edit_pairs: list[EditPair]
+
+
+def collate(examples: list[FimExample], pad_id: int) -> Batch:
+    width = max(len(e.context) for e in examples)
+    context = torch.full((len(examples), width), pad_id, dtype=torch.long)
+    valid = torch.zeros((len(examples), width), dtype=torch.bool)
+    for row, example in enumerate(examples):
+        n = len(example.context)
+        context[row, width - n :] = torch.tensor(example.context)
+        valid[row, width - n :] = True
+    targets = torch.tensor([e.targets for e in examples], dtype=torch.long)
+    return Batch(context, valid, targets)
+
+
+def batch_stream(
+    sources: TrainingSources, tokenizer: CodeTokenizer, config: TrainConfig, rng: random.Random,
+    next_edit_fraction: float,
+) -> Iterator[Batch]:
+    """Endless batches, each of one task; files drawn in proportion to their (capped) length."""
+    files = sources.files
+    cumulative = list(itertools.accumulate(min(len(f.text), 20_000) for f in files))
+    while True:
+        next_edit = rng.random() < next_edit_fraction
+        canvas_size = config.next_edit_canvas if next_edit else rng.choice(config.canvas_sizes)
+        examples: list[FimExample] = []
+        while len(examples) < config.batch_size:
+            example: FimExample | None
+            if next_edit and sources.edit_pairs and rng.random() < REAL_EDIT_SHARE:
+                pair = rng.choice(sources.edit_pairs)
+                example = replay_example(tokenizer, pair, rng, config.next_edit_budget, canvas_size)
+            elif next_edit:
+                source = rng.choices(files, cum_weights=cumulative)[0]
+                example = synthetic_example(tokenizer, f"{source.package}/{source.path}", source.text, rng,
+                                            config.next_edit_budget, canvas_size)
+            else:
+                text = rng.choices(files, cum_weights=cumulative)[0].text
+                example = make_example(tokenizer, text, rng, config.budget, canvas_size)
+            if example is not None:
+                examples.append(example)
+        yield collate(examples, tokenizer.pad_id)
