@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, TypeVar
 
 if TYPE_CHECKING:
     from model.inference import FimCompleter
+    from model.next_edit import NextEditor
 
 T = TypeVar("T")
 log = logging.getLogger(__name__)
@@ -39,6 +40,37 @@ class FimQuery:
 class ModelCandidate:
     text: str
     confidence: float
+
+
+@dataclass(frozen=True)
+class LoggedEdit:
+    path: str
+    start_line: int
+    old_text: str
+    new_text: str
+
+
+@dataclass(frozen=True)
+class NextEditQuery:
+    text: str
+    history: tuple[LoggedEdit, ...]
+    cursor_line: int
+    limit: int
+    sampler_threshold: float
+
+
+@dataclass(frozen=True)
+class ModelEdit:
+    start_line: int  # whole lines [start_line, end_line) are replaced by new_text
+    end_line: int
+    new_text: str
+    confidence: float
+
+
+@dataclass(frozen=True)
+class _Models:
+    fim: FimCompleter
+    next_edit: NextEditor
 
 
 @dataclass
@@ -63,7 +95,7 @@ class Engine:
         self._model_dir = model_dir
         self._on_load_error = on_load_error
         self._worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="redraft-model")
-        self._completer: FimCompleter | None = None
+        self._models: _Models | None = None
         self._load_error: str | None = None
         self._loaded = threading.Event()
         self._jobs: dict[str, Job] = {}
@@ -80,6 +112,7 @@ class Engine:
 
             from model.checkpoint import SHIPPED_DIR, ModelLoadError, load_model
             from model.inference import FimCompleter
+            from model.next_edit import NextEditor
 
             torch.set_num_threads(2)
             started = time.perf_counter()
@@ -88,7 +121,7 @@ class Engine:
             except ModelLoadError as exc:
                 self._load_error = f"Redraft: no suggestions — {exc}"
             else:
-                self._completer = FimCompleter(loaded)
+                self._models = _Models(FimCompleter(loaded), NextEditor(loaded))
                 log.info("model loaded in %.2f s", time.perf_counter() - started)
         except Exception as exc:  # a broken torch install must not kill the server
             log.error("model failed to load", exc_info=True)
@@ -106,11 +139,11 @@ class Engine:
 
     @property
     def ready(self) -> bool:
-        return self._loaded.is_set() and self._completer is not None
+        return self._loaded.is_set() and self._models is not None
 
-    async def run(self, key: str, work: Callable[[FimCompleter, Job], T], timeout_s: float) -> T:
-        """Run ``work(completer, job)`` on the worker; a newer job for ``key`` stops this one.
-        Raises ModelUnavailable, asyncio.CancelledError, or model.inference.Cancelled."""
+    async def _run(self, key: str, work: Callable[[_Models, Job], T], timeout_s: float) -> T:
+        """Run ``work(models, job)`` on the worker; a newer job for ``key`` stops this one.
+        Raises ModelUnavailable, JobStopped or asyncio.CancelledError."""
         previous = self._jobs.get(key)
         if previous is not None:
             previous.stop.set()
@@ -126,29 +159,43 @@ class Engine:
             if self._jobs.get(key) is job:
                 del self._jobs[key]
 
-    def _execute(self, work: Callable[[FimCompleter, Job], T], job: Job) -> T:
+    def _execute(self, work: Callable[[_Models, Job], T], job: Job) -> T:
+        from model.inference import Cancelled
+
         self._load()
-        if self._completer is None:
+        if self._models is None:
             raise ModelUnavailable(self._load_error or "model not loaded")
-        return work(self._completer, job)
+        if job.should_stop():
+            raise JobStopped
+        try:
+            return work(self._models, job)
+        except Cancelled as exc:
+            raise JobStopped from exc
 
     async def complete(self, key: str, query: FimQuery, timeout_s: float) -> list[ModelCandidate]:
-        """FIM candidates for ``query``, best first; raises like ``run``."""
+        """FIM candidates for ``query``, best first."""
 
-        def work(completer: FimCompleter, job: Job) -> list[ModelCandidate]:
-            from model.inference import Cancelled, CompletionRequest
+        def work(models: _Models, job: Job) -> list[ModelCandidate]:
+            from model.inference import CompletionRequest
 
-            request = CompletionRequest(
-                query.prefix, query.suffix, query.candidates, query.canvas_size,
-                query.sampler_threshold, query.max_steps,
-            )
-            try:
-                found = completer.complete(request, job.should_stop)
-            except Cancelled as exc:
-                raise JobStopped from exc
-            return [ModelCandidate(c.text, c.confidence) for c in found]
+            request = CompletionRequest(query.prefix, query.suffix, query.candidates, query.canvas_size,
+                                        query.sampler_threshold, query.max_steps)
+            return [ModelCandidate(c.text, c.confidence) for c in models.fim.complete(request, job.should_stop)]
 
-        return await self.run(key, work, timeout_s)
+        return await self._run("fim:" + key, work, timeout_s)
+
+    async def next_edits(self, key: str, query: NextEditQuery, timeout_s: float) -> list[ModelEdit]:
+        """Proposed edits anywhere in the document, most confident first."""
+
+        def work(models: _Models, job: Job) -> list[ModelEdit]:
+            from model.next_edit import EditRecord
+
+            history = [EditRecord(e.path, e.start_line, e.old_text, e.new_text) for e in query.history]
+            found = models.next_edit.propose(query.text, history, query.cursor_line, query.limit,
+                                             query.sampler_threshold, job.should_stop)
+            return [ModelEdit(p.start_line, p.end_line, p.new_text, p.confidence) for p in found]
+
+        return await self._run("next:" + key, work, timeout_s)
 
     def shutdown(self) -> None:
         for job in self._jobs.values():

@@ -12,6 +12,7 @@ from typing import Any
 # camelCase keys as clients send them → field names.
 _KEYS = {
     "confidenceThreshold": "confidence_threshold",
+    "nextEditConfidenceThreshold": "next_edit_confidence_threshold",
     "maxCandidates": "max_candidates",
     "canvasTokens": "canvas_tokens",
     "samplerThreshold": "sampler_threshold",
@@ -24,6 +25,8 @@ _KEYS = {
 class ServerOptions:
     confidence_threshold: float = 0.3
     """Candidates whose confidence is below this are not shown (0..1)."""
+    next_edit_confidence_threshold: float = 0.5
+    """Next-edit proposals whose confidence is below this are not shown (0..1)."""
     max_candidates: int = 3
     """Most candidates answered to an Invoked request (1..5)."""
     canvas_tokens: int = 32
@@ -38,6 +41,7 @@ class ServerOptions:
 
 _BOUNDS: dict[str, tuple[float, float]] = {
     "confidence_threshold": (0.0, 1.0),
+    "next_edit_confidence_threshold": (0.0, 1.0),
     "max_candidates": (1, 5),
     "canvas_tokens": (8, 64),
     "sampler_threshold": (0.05, 1.0),

@@ -16,6 +16,9 @@ from pygls.protocol.json_rpc import JsonRPCNotification
 
 log = logging.getLogger(__name__)
 
+NEXT_EDIT = "redraft/nextEdit"
+FEEDBACK = "redraft/feedback"
+
 # A notification no handler exists for: what a rejected message becomes.
 DROPPED_METHOD = "$/redraft/droppedMessage"
 

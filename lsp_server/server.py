@@ -9,12 +9,16 @@ from typing import Any
 
 from lsprotocol import types
 from pygls.lsp.server import LanguageServer
+from pygls.uris import to_fs_path
 
 from lsp_server.completion import CompletionService
 from lsp_server.documents import DocumentStore, position_at
+from lsp_server.edit_log import EditLog
 from lsp_server.engine import Engine
+from lsp_server.file_watcher import WorkspaceWatcher
+from lsp_server.next_edit import NextEditService, parse_params
 from lsp_server.options import ServerOptions, parse_options
-from lsp_server.protocol import RedraftProtocol
+from lsp_server.protocol import NEXT_EDIT, RedraftProtocol
 from lsp_server.scheduling import RequestScheduler
 from lsp_server.suggestion_cache import SuggestionCache
 
@@ -32,6 +36,9 @@ class RedraftServer(LanguageServer):
         self.scheduler = RequestScheduler()
         self.suggestions = SuggestionCache()
         self.completions = CompletionService(self.engine, self.suggestions, self.scheduler)
+        self.edit_log = EditLog()
+        self.next_edits = NextEditService(self.engine, self.edit_log)
+        self.watcher: WorkspaceWatcher | None = None
         self._pending_messages: list[str] = []
         self._loop: asyncio.AbstractEventLoop | None = None
 
@@ -66,6 +73,10 @@ def create_server(model_dir: Path | None = None) -> RedraftServer:
         for message in ls._pending_messages:
             ls.window_show_message(types.ShowMessageParams(types.MessageType.Warning, message))
         ls.engine.start_loading()
+        folders = workspace_folders(ls)
+        if folders:
+            ls.watcher = WorkspaceWatcher(folders, ls.edit_log, lambda uri: ls.documents.get(uri) is not None)
+            ls.watcher.start()
 
     @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
     def did_change_configuration(ls: RedraftServer, params: types.DidChangeConfigurationParams) -> None:
@@ -80,8 +91,13 @@ def create_server(model_dir: Path | None = None) -> RedraftServer:
 
     @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
     def did_change(ls: RedraftServer, params: types.DidChangeTextDocumentParams) -> None:
-        if ls.documents.change(params, ls.encoding) is None:
+        document = ls.documents.get(params.text_document.uri)
+        if document is None:
             log.warning("change for a document that is not open: %s", params.text_document.uri)
+            return
+        before = document.text
+        ls.documents.change(params, ls.encoding)
+        ls.edit_log.record(document.uri, before, document.text)
 
     @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
     def did_close(ls: RedraftServer, params: types.DidCloseTextDocumentParams) -> None:
@@ -108,8 +124,32 @@ def create_server(model_dir: Path | None = None) -> RedraftServer:
             items=[types.InlineCompletionItem(insert_text=s.text, range=at_cursor) for s in suggestions]
         )
 
+    @server.feature(NEXT_EDIT)
+    async def next_edit(ls: RedraftServer, params: Any) -> dict[str, Any] | None:
+        request = parse_params(params)
+        document = ls.documents.get(request.uri)
+        if document is None:
+            return None
+        items = await ls.next_edits.suggest(document, request, ls.options, ls.encoding)
+        return {"items": items} if items else None
+
     @server.feature(types.SHUTDOWN)
     def shutdown(ls: RedraftServer, params: None) -> None:
         ls.engine.shutdown()
+        if ls.watcher is not None:
+            ls.watcher.stop()
 
     return server
+
+
+def workspace_folders(ls: RedraftServer) -> list[Path]:
+    """Local folders of the workspace (file: URIs only)."""
+    uris = [folder.uri for folder in ls.workspace.folders.values()]
+    if not uris and ls.workspace.root_uri:
+        uris = [ls.workspace.root_uri]
+    paths = [Path(uris_to_fs(uri)) for uri in uris if uri.startswith("file:")]
+    return [path for path in paths if path.is_dir()]
+
+
+def uris_to_fs(uri: str) -> str:
+    return to_fs_path(uri) or uri

@@ -1,0 +1,112 @@
+"""``redraft/nextEdit``: from the edit log and the document to proposed edits in LSP terms.
+
+Params ``{textDocument: {uri}, position}``; result ``null`` or
+``{items: [{id, textDocument: {uri, version}, edit: {range, newText}, confidence}]}``,
+most confident first, at most 3, each at or above ``nextEditConfidenceThreshold``. The
+model rewrites whole lines; the edit sent is trimmed to the characters that change.
+"""
+
+from __future__ import annotations
+
+import logging
+import uuid
+from dataclasses import dataclass
+from typing import Any
+
+from lsprotocol import types
+from pygls.exceptions import JsonRpcInvalidParams
+
+from lsp_server.documents import Document, line_starts, position_at
+from lsp_server.edit_log import EditLog
+from lsp_server.engine import Engine, JobStopped, LoggedEdit, ModelEdit, ModelUnavailable, NextEditQuery
+from lsp_server.options import ServerOptions
+
+log = logging.getLogger(__name__)
+
+MAX_ITEMS = 3
+
+
+@dataclass(frozen=True)
+class NextEditParams:
+    uri: str
+    line: int
+    character: int
+
+
+def parse_params(raw: Any) -> NextEditParams:
+    """Validate the request's parameters; InvalidParams with the reason otherwise."""
+    try:
+        uri = _field(_field(raw, "textDocument"), "uri")
+        position = _field(raw, "position")
+        line, character = _field(position, "line"), _field(position, "character")
+    except (KeyError, AttributeError, TypeError) as exc:
+        raise JsonRpcInvalidParams(f"redraft/nextEdit needs textDocument.uri and position: missing {exc}") from None
+    if not isinstance(uri, str) or not all(isinstance(v, int) and not isinstance(v, bool) and v >= 0
+                                           for v in (line, character)):
+        raise JsonRpcInvalidParams("redraft/nextEdit: uri must be a string, line/character non-negative integers")
+    return NextEditParams(uri, line, character)
+
+
+def _field(value: Any, name: str) -> Any:
+    """pygls hands a custom method's params over as nested named tuples, JSON gives dicts."""
+    return value[name] if isinstance(value, dict) else getattr(value, name)
+
+
+def _path_of(uri: str) -> str:
+    return uri.rsplit("/", 1)[-1] or uri
+
+
+def trimmed_edit(text: str, start: int, end: int, new_text: str) -> tuple[int, int, str]:
+    """The smallest (start, end, text) replacement with the same result."""
+    old = text[start:end]
+    head = 0
+    while head < min(len(old), len(new_text)) and old[head] == new_text[head]:
+        head += 1
+    tail = 0
+    while tail < min(len(old), len(new_text)) - head and old[-1 - tail] == new_text[-1 - tail]:
+        tail += 1
+    return start + head, end - tail, new_text[head : len(new_text) - tail]
+
+
+class NextEditService:
+    def __init__(self, engine: Engine, edit_log: EditLog) -> None:
+        self.engine = engine
+        self.edit_log = edit_log
+
+    async def suggest(
+        self, document: Document, params: NextEditParams, options: ServerOptions, encoding: str
+    ) -> list[dict[str, Any]]:
+        text = document.text
+        history = tuple(LoggedEdit(_path_of(e.uri), e.start_line, e.old_text, e.new_text)
+                        for e in self.edit_log.events())
+        cursor_line = min(params.line, max(0, len(line_starts(text)) - 1))
+        query = NextEditQuery(text, history, cursor_line, MAX_ITEMS, options.sampler_threshold)
+        try:
+            edits = await self.engine.next_edits(document.uri, query, options.request_timeout_ms / 1000)
+        except (ModelUnavailable, JobStopped):
+            return []
+        except Exception:
+            log.error("next edit failed", exc_info=True)
+            return []
+        shown = [e for e in edits if e.confidence >= options.next_edit_confidence_threshold]
+        return [self._item(document, edit, encoding) for edit in shown[:MAX_ITEMS]]
+
+    @staticmethod
+    def _item(document: Document, edit: ModelEdit, encoding: str) -> dict[str, Any]:
+        text = document.text
+        starts = line_starts(text)
+        start = starts[edit.start_line] if edit.start_line < len(starts) else len(text)
+        end = starts[edit.end_line] if edit.end_line < len(starts) else len(text)
+        start, end, new_text = trimmed_edit(text, start, end, edit.new_text)
+        edit_range = types.Range(position_at(text, start, encoding, starts), position_at(text, end, encoding, starts))
+        return {
+            "id": uuid.uuid4().hex[:12],
+            "textDocument": {"uri": document.uri, "version": document.version},
+            "edit": {"range": _range_json(edit_range), "newText": new_text},
+            "confidence": round(edit.confidence, 4),
+        }
+
+
+def _range_json(value: types.Range) -> dict[str, dict[str, int]]:
+    return {"start": {"line": value.start.line, "character": value.start.character},
+            "end": {"line": value.end.line, "character": value.end.character}}

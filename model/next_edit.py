@@ -1,0 +1,135 @@
+"""Next-edit inference: which regions might change next, and the model's rewrite of each.
+
+Candidate regions are whole lines chosen cheaply from the newest edits (lines that still
+hold an identifier the user just renamed or removed, lines like the one just edited or
+deleted, other calls of a function whose call was just changed) and the lines around the
+cursor. The model then rewrites each candidate or answers ``<|nochange|>``; the history is
+encoded once and its cache is shared by every candidate.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import torch
+
+from model.checkpoint import LoadedModel
+from model.formats import (
+    NextEditBudget,
+    history_ids,
+    lsp_lines_with_ends,
+    middle_from_canvas,
+    next_edit_region_ids,
+    render_hunk,
+    split_lsp_lines,
+)
+from model.inference import Cancelled, confidence_of
+from model.sampler import SamplerSettings, denoise
+
+MAX_REGIONS = 6
+CANVAS = 64
+_WORD = re.compile(r"[A-Za-z_]\w*")
+
+
+@dataclass(frozen=True)
+class EditRecord:
+    """One logged edit, as the model reads it."""
+
+    path: str
+    start_line: int
+    old_text: str
+    new_text: str
+
+
+@dataclass(frozen=True)
+class ProposedEdit:
+    start_line: int  # the region is lines [start_line, end_line) of the document
+    end_line: int
+    new_text: str  # replacement for those whole lines
+    confidence: float
+
+
+def candidate_lines(lines: list[str], history: list[EditRecord], cursor_line: int) -> list[int]:
+    """Lines worth asking the model about, most promising first, at most MAX_REGIONS."""
+    scored: dict[int, float] = {}
+
+    def add(row: int, score: float) -> None:
+        if 0 <= row < len(lines) and lines[row].strip():
+            scored[row] = max(scored.get(row, 0.0), score - 0.001 * abs(row - cursor_line))
+
+    for age, record in enumerate(reversed(history[-3:])):
+        weight = 1.0 / (1 + age)
+        edited = range(record.start_line, record.start_line + len(split_lsp_lines(record.new_text)))
+        old_words = set(_WORD.findall(record.old_text))
+        new_words = set(_WORD.findall(record.new_text))
+        gone = {w for w in old_words - new_words if len(w) > 1}
+        touched = {w for w in old_words ^ new_words if len(w) > 1}
+        calls = set(re.findall(r"([A-Za-z_][\w.]*)\(", record.old_text)) & set(
+            re.findall(r"([A-Za-z_][\w.]*)\(", record.new_text))
+        old_lines = [line.strip() for line in split_lsp_lines(record.old_text) if line.strip()]
+        for row, line in enumerate(lines):
+            if row in edited:
+                continue
+            words = set(_WORD.findall(line))
+            if gone & words:
+                add(row, 3.0 * weight)
+            elif touched & words:
+                add(row, 1.5 * weight)
+            if any(f"{name}(" in line for name in calls):
+                add(row, 2.0 * weight)
+            stripped = line.strip()
+            if old_lines and stripped and max(
+                difflib.SequenceMatcher(None, stripped, old).quick_ratio() for old in old_lines
+            ) > 0.75:
+                add(row, 1.0 * weight)
+    for offset in (0, 1, -1, 2):
+        add(cursor_line + offset, 0.5)
+    return sorted(scored, key=lambda row: -scored[row])[:MAX_REGIONS]
+
+
+class NextEditor:
+    def __init__(self, loaded: LoadedModel, budget: NextEditBudget | None = None) -> None:
+        self.network = loaded.network
+        self.tokenizer = loaded.tokenizer
+        self.budget = budget or NextEditBudget()
+        self.no_change_id = self.tokenizer.id_of("<|nochange|>")
+        self.end_ids = frozenset({self.tokenizer.end_of_middle_id, self.tokenizer.pad_id})
+
+    @torch.no_grad()
+    def propose(
+        self, text: str, history: list[EditRecord], cursor_line: int, limit: int = 3,
+        threshold: float = 0.9, should_stop: Callable[[], bool] = lambda: False,
+    ) -> list[ProposedEdit]:
+        """Rewrites of candidate regions, most confident first; raises Cancelled."""
+        lines = lsp_lines_with_ends(text)
+        if not lines:
+            return []
+        tok = self.tokenizer
+        hunks = [render_hunk(r.path, r.start_line, r.old_text, r.new_text) for r in history]
+        head = history_ids(tok, hunks, self.budget)
+        head_cache = self.network.encode_context(torch.tensor([head]))
+        proposals: list[ProposedEdit] = []
+        for row in candidate_lines([line.rstrip("\r\n") for line in lines], history, cursor_line):
+            if should_stop():
+                raise Cancelled
+            tail = next_edit_region_ids(tok, "".join(lines[:row]), lines[row], "".join(lines[row + 1 :]),
+                                        self.budget.total - len(head), self.budget)
+            if tail is None:
+                continue
+            cache = self.network.encode_context(torch.tensor([tail]), head_cache)
+            run = denoise(self.network, cache, tok.mask_id, self.end_ids,
+                          SamplerSettings(CANVAS, threshold, CANVAS), should_stop)
+            if run.stopped:
+                raise Cancelled
+            if run.tokens[0] == self.no_change_id:
+                continue
+            rewritten = middle_from_canvas(tok, run.tokens)
+            if rewritten == lines[row]:
+                continue
+            confidence, _ = confidence_of(run, self.end_ids)
+            proposals.append(ProposedEdit(row, row + 1, rewritten, confidence))
+        proposals.sort(key=lambda p: -p.confidence)
+        return proposals[:limit]
