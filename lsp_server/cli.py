@@ -40,6 +40,7 @@ def build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", required=True)
 
     commands.add_parser("serve", help="run the language server on stdio")
+    commands.add_parser("stats", help="local counts of suggestions shown, accepted and rejected")
 
     complete = commands.add_parser("complete", help="print the top FIM suggestion at a position")
     complete.add_argument("location", type=parse_location, help="PATH:LINE:COL, 1-based")
@@ -93,6 +94,11 @@ def main(argv: list[str] | None = None) -> int:
             from lsp_server.server import create_server
 
             create_server(args.model).start_io()
+            return 0
+        if args.command == "stats":
+            from lsp_server.stats import default_stats_path, format_counts, read_counts
+
+            print(format_counts(read_counts(default_stats_path())))
             return 0
         from lsp_server import commands
 

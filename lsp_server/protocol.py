@@ -18,6 +18,7 @@ log = logging.getLogger(__name__)
 
 NEXT_EDIT = "redraft/nextEdit"
 FEEDBACK = "redraft/feedback"
+ACCEPTED_COMMAND = "redraft.accepted"
 
 # A notification no handler exists for: what a rejected message becomes.
 DROPPED_METHOD = "$/redraft/droppedMessage"

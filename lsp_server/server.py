@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import uuid
 from pathlib import Path
 from typing import Any
 
@@ -18,8 +19,9 @@ from lsp_server.engine import Engine
 from lsp_server.file_watcher import WorkspaceWatcher
 from lsp_server.next_edit import NextEditService, parse_params
 from lsp_server.options import ServerOptions, parse_options
-from lsp_server.protocol import NEXT_EDIT, RedraftProtocol
+from lsp_server.protocol import ACCEPTED_COMMAND, FEEDBACK, NEXT_EDIT, RedraftProtocol
 from lsp_server.scheduling import RequestScheduler
+from lsp_server.stats import UsageStats, default_stats_path
 from lsp_server.suggestion_cache import SuggestionCache
 
 log = logging.getLogger(__name__)
@@ -39,6 +41,7 @@ class RedraftServer(LanguageServer):
         self.edit_log = EditLog()
         self.next_edits = NextEditService(self.engine, self.edit_log)
         self.watcher: WorkspaceWatcher | None = None
+        self.stats = UsageStats(default_stats_path())
         self._pending_messages: list[str] = []
         self._loop: asyncio.AbstractEventLoop | None = None
 
@@ -120,9 +123,14 @@ def create_server(model_dir: Path | None = None) -> RedraftServer:
             return None
         cursor = position_at(text, offset, encoding)
         at_cursor = types.Range(cursor, cursor)
-        return types.InlineCompletionList(
-            items=[types.InlineCompletionItem(insert_text=s.text, range=at_cursor) for s in suggestions]
-        )
+        ids = [uuid.uuid4().hex[:12] for _ in suggestions]
+        ls.stats.shown("inline_completion", ids)
+        # Clients run an item's command when it is accepted: that is the accept feedback.
+        return types.InlineCompletionList(items=[
+            types.InlineCompletionItem(insert_text=s.text, range=at_cursor,
+                                       command=types.Command(title="Redraft: accepted", command=ACCEPTED_COMMAND, arguments=[i]))
+            for s, i in zip(suggestions, ids, strict=True)
+        ])
 
     @server.feature(NEXT_EDIT)
     async def next_edit(ls: RedraftServer, params: Any) -> dict[str, Any] | None:
@@ -131,7 +139,21 @@ def create_server(model_dir: Path | None = None) -> RedraftServer:
         if document is None:
             return None
         items = await ls.next_edits.suggest(document, request, ls.options, ls.encoding)
+        ls.stats.shown("next_edit", [item["id"] for item in items])
         return {"items": items} if items else None
+
+    @server.feature(FEEDBACK)
+    def feedback(ls: RedraftServer, params: Any) -> None:
+        suggestion_id, accepted = getattr(params, "id", None), getattr(params, "accepted", None)
+        if not isinstance(suggestion_id, str) or not isinstance(accepted, bool):
+            log.warning("redraft/feedback needs {id: string, accepted: boolean}, got %r", params)
+        elif not ls.stats.feedback(suggestion_id, accepted):
+            log.info("feedback for an unknown suggestion id %s", suggestion_id)
+
+    @server.command(ACCEPTED_COMMAND)
+    def accepted(ls: RedraftServer, arguments: Any) -> None:
+        if isinstance(arguments, (list, tuple)) and arguments and isinstance(arguments[0], str):
+            ls.stats.feedback(arguments[0], accepted=True)
 
     @server.feature(types.SHUTDOWN)
     def shutdown(ls: RedraftServer, params: None) -> None:

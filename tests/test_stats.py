@@ -1,0 +1,46 @@
+import json
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+from lsp_server.bench.lsp_client import LspClient
+from lsp_server.stats import UsageStats, format_counts, read_counts
+
+
+def test_feedback_counts_accepts_and_dismissals_of_ids_it_gave_out(tmp_path: Path) -> None:
+    stats = UsageStats(tmp_path / "stats.json")
+    stats.shown("next_edit", ["a", "b"])
+    assert stats.feedback("a", accepted=True)
+    assert stats.feedback("b", accepted=False)
+    assert not stats.feedback("a", accepted=True)  # each id counts once
+    assert not stats.feedback("never-shown", accepted=True)
+    counts = read_counts(tmp_path / "stats.json")
+    assert counts["next_edit"] == {"shown": 2, "accepted": 1, "rejected": 1}
+    assert "50.0%" in format_counts(counts)
+
+
+def test_a_corrupt_stats_file_reads_as_zero_counts(tmp_path: Path) -> None:
+    (tmp_path / "stats.json").write_text("{not json")
+    assert read_counts(tmp_path / "stats.json")["inline_completion"]["shown"] == 0
+
+
+@pytest.mark.asyncio
+async def test_feedback_over_lsp_lands_in_the_local_stats_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path))
+    assert os.environ["XDG_STATE_HOME"] == str(tmp_path)
+    async with LspClient([sys.executable, "-m", "lsp_server", "serve"], timeout=60) as client:
+        await client.initialize({"confidenceThreshold": 0.0})
+        await client.initialized()
+        await client.did_open("file:///s.py", "import os\n\nprint(os.path.join(")
+        result = await client.inline_completion("file:///s.py", 2, 19, trigger_kind=1)
+        if result is None:
+            pytest.skip("the model showed nothing here")
+        item = result["items"][0]
+        suggestion_id = item["command"]["arguments"][0]
+        await client.notify("redraft/feedback", {"id": suggestion_id, "accepted": False})
+        await client.request("shutdown")
+    counts = json.loads((tmp_path / "redraft" / "stats.json").read_text())
+    assert counts["inline_completion"]["rejected"] == 1
+    assert counts["inline_completion"]["shown"] >= 1
