@@ -78,7 +78,9 @@ def create_server(model_dir: Path | None = None) -> RedraftServer:
         ls.engine.start_loading()
         folders = workspace_folders(ls)
         if folders:
-            ls.watcher = WorkspaceWatcher(folders, ls.edit_log, lambda uri: ls.documents.get(uri) is not None)
+            # Modest bounds: the snapshot walk shares two cores with the model.
+            ls.watcher = WorkspaceWatcher(folders, ls.edit_log, lambda uri: ls.documents.get(uri) is not None,
+                                          max_files=2000, max_total_bytes=20_000_000)
             ls.watcher.start()
 
     @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
@@ -127,8 +129,7 @@ def create_server(model_dir: Path | None = None) -> RedraftServer:
         ls.stats.shown("inline_completion", ids)
         # Clients run an item's command when it is accepted: that is the accept feedback.
         return types.InlineCompletionList(items=[
-            types.InlineCompletionItem(insert_text=s.text, range=at_cursor,
-                                       command=types.Command(title="Redraft: accepted", command=ACCEPTED_COMMAND, arguments=[i]))
+            types.InlineCompletionItem(insert_text=s.text, range=at_cursor, command=accepted_command(i))
             for s, i in zip(suggestions, ids, strict=True)
         ])
 
@@ -162,6 +163,10 @@ def create_server(model_dir: Path | None = None) -> RedraftServer:
             ls.watcher.stop()
 
     return server
+
+
+def accepted_command(suggestion_id: str) -> types.Command:
+    return types.Command(title="Redraft: accepted", command=ACCEPTED_COMMAND, arguments=[suggestion_id])
 
 
 def workspace_folders(ls: RedraftServer) -> list[Path]:

@@ -1,0 +1,325 @@
+"""Files changed on disk outside the editor (git checkout, a formatter, codegen) enter the edit log.
+
+watchdog reports raw filesystem events on its own thread; we only note the path and a
+deadline there. One worker thread waits for each path to go quiet for ``debounce_s`` (a
+formatter's several writes become one diff), then reads the file and diffs it against the
+snapshot taken at start or at the last change. Open documents are skipped: the editor's
+buffer is the truth and its ``didChange`` events already reach the log.
+
+One recursive watch per folder: watchdog's inotify backend can't exclude subtrees, so
+node_modules and virtualenvs are still watched by the kernel but filtered here.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from watchdog.events import FileSystemEvent, FileSystemEventHandler
+from watchdog.observers import Observer
+from watchdog.observers.api import BaseObserver
+
+from .edit_log import EditLog
+
+try:
+    from pathspec import GitIgnoreSpec
+except ImportError:  # optional: without it .gitignore is not honoured
+    GitIgnoreSpec = None  # type: ignore[assignment,misc]
+
+log = logging.getLogger(__name__)
+
+# Version control, dependency and tool caches, virtualenvs, build outputs: never hand-edited.
+SKIPPED_DIRS = frozenset({".git", ".hg", ".svn", "node_modules", "__pycache__", ".tox", ".mypy_cache"}) | frozenset(
+    {".pytest_cache", ".venv", "venv", "env", "build", "dist"}
+)
+_BINARY_SNIFF = 8192
+_INTERESTING = frozenset({"created", "modified", "deleted", "moved", "closed"})
+
+
+def _skipped_name(name: str) -> bool:
+    return name in SKIPPED_DIRS or name.endswith(".egg-info")
+
+
+def read_text(path: Path, max_bytes: int) -> str | None:
+    """The file's text, or None if it is missing, too big, binary or not UTF-8.
+
+    Read as bytes so ``\\r\\n`` survives: line numbers must match the editor's."""
+    try:
+        if not path.is_file() or path.stat().st_size > max_bytes:
+            return None
+        with path.open("rb") as handle:
+            data = handle.read(max_bytes + 1)
+    except OSError:
+        return None
+    if len(data) > max_bytes or b"\0" in data[:_BINARY_SNIFF]:
+        return None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+
+
+class _Folder:
+    """One workspace folder and its top-level .gitignore."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.ignore: GitIgnoreSpec | None = None
+        self.reload_gitignore()
+
+    def reload_gitignore(self) -> None:
+        gitignore = self.root / ".gitignore"
+        if GitIgnoreSpec is None or not gitignore.is_file():
+            self.ignore = None
+            return
+        try:
+            self.ignore = GitIgnoreSpec.from_lines(gitignore.read_text("utf-8", errors="replace").splitlines())
+        except Exception:
+            log.warning("could not parse %s; ignoring it", gitignore, exc_info=True)
+            self.ignore = None
+
+    def relative(self, path: Path) -> str | None:
+        try:
+            return path.relative_to(self.root).as_posix()
+        except ValueError:
+            return None
+
+    def skips(self, path: Path, is_dir: bool = False) -> bool:
+        """Cheap, name-only test (no disk access) for ``path`` inside this folder."""
+        rel = self.relative(path)
+        if rel is None or rel == ".":
+            return rel is None
+        parts = rel.split("/")
+        if any(_skipped_name(part) for part in (parts if is_dir else parts[:-1])):
+            return True
+        return self.ignore is not None and self.ignore.match_file(rel + "/" if is_dir else rel)
+
+    def in_virtualenv(self, directory: Path) -> bool:
+        """A virtualenv under any name is recognised by its pyvenv.cfg (checked up to the root)."""
+        while directory != self.root and self.root in directory.parents:
+            if (directory / "pyvenv.cfg").is_file():
+                return True
+            directory = directory.parent
+        return False
+
+
+class _Handler(FileSystemEventHandler):
+    def __init__(self, watcher: WorkspaceWatcher) -> None:
+        self._watcher = watcher
+
+    def on_any_event(self, event: FileSystemEvent) -> None:
+        kind, is_dir = event.event_type, event.is_directory
+        # A directory's own "modified" only says its listing changed; the files report themselves.
+        if kind not in _INTERESTING or (is_dir and kind in ("modified", "closed")):
+            return
+        if kind == "moved":
+            self._watcher._note(Path(os.fsdecode(event.src_path)), is_dir, created=False)
+            self._watcher._note(Path(os.fsdecode(event.dest_path)), is_dir, created=True)
+        else:
+            self._watcher._note(Path(os.fsdecode(event.src_path)), is_dir, created=kind == "created")
+
+
+class WorkspaceWatcher:
+    """Watch workspace folders and log disk changes as ``source="disk"`` edit events."""
+
+    def __init__(
+        self,
+        folders: list[Path],
+        log: EditLog,
+        is_open: Callable[[str], bool],
+        max_files: int = 5000,
+        max_file_bytes: int = 1_000_000,
+        debounce_s: float = 0.3,
+        max_total_bytes: int = 50_000_000,
+    ) -> None:
+        # absolute(), not resolve(): URIs must match what the editor sends for the same folder.
+        self._folders = [_Folder(Path(folder).absolute()) for folder in folders]
+        self._log = log
+        self._is_open = is_open
+        self.max_files = max_files
+        self.max_file_bytes = max_file_bytes
+        self.debounce_s = debounce_s
+        self.max_total_bytes = max_total_bytes  # counted in characters, close enough for a budget
+        self._snapshots: dict[Path, str] = {}  # touched only by the worker thread
+        self._snapshot_bytes = 0
+        self._pending: dict[Path, tuple[float, bool]] = {}  # path -> (deadline, created)
+        self._cond = threading.Condition()
+        self._stopping = False
+        self._ready = threading.Event()
+        self._observer: BaseObserver | None = None
+        self._worker: threading.Thread | None = None
+
+    def start(self) -> None:
+        """Start watching and return at once: adding the kernel watches and reading the
+        snapshots happen on the worker thread, off the server's event loop."""
+        if self._worker is not None:
+            return
+        try:
+            self._stopping, self._ready = False, threading.Event()
+            self._worker = threading.Thread(target=self._run, name="redraft-file-watcher", daemon=True)
+            self._worker.start()
+        except Exception:
+            log.warning("could not start watching the workspace; disk changes won't be seen", exc_info=True)
+            self._worker = None
+
+    def stop(self, timeout: float = 2.0) -> None:
+        """Stop both threads; safe to call twice or before start, never raises."""
+        try:
+            with self._cond:
+                self._stopping = True
+                self._pending.clear()
+                self._cond.notify_all()
+            worker, self._worker = self._worker, None
+            # The worker owns the observer's start, so it must be done before we stop the observer.
+            if worker is not None and worker is not threading.current_thread():
+                worker.join(timeout)
+                if worker.is_alive():
+                    log.warning("file watcher worker did not stop within %.1f s", timeout)
+            observer, self._observer = self._observer, None
+            if observer is not None:
+                observer.stop()
+                if observer.is_alive():
+                    observer.join(timeout)
+        except Exception:
+            log.warning("error while stopping the file watcher", exc_info=True)
+
+    def wait_ready(self, timeout: float | None = None) -> bool:
+        """True once the initial snapshots are taken (changes before that are not diffed)."""
+        return self._ready.wait(timeout)
+
+    def _folder_of(self, path: Path) -> _Folder | None:
+        for folder in self._folders:
+            if folder.root == path or folder.root in path.parents:
+                return folder
+        return None
+
+    def _note(self, path: Path, is_dir: bool, created: bool) -> None:
+        """Called on watchdog's thread: remember the path, push its deadline back."""
+        folder = self._folder_of(path)
+        if folder is None or folder.skips(path, is_dir):
+            return
+        with self._cond:
+            if self._stopping:
+                return
+            _, was_created = self._pending.get(path, (0.0, False))
+            self._pending[path] = (time.monotonic() + self.debounce_s, created or was_created)
+            self._cond.notify()
+
+    def _observe(self) -> None:
+        folders = [folder for folder in self._folders if folder.root.is_dir()]
+        for folder in self._folders:
+            if folder not in folders:
+                log.warning("workspace folder %s does not exist; not watching it", folder.root)
+        if GitIgnoreSpec is None:
+            log.info("pathspec is not installed; .gitignore files are not honoured")
+        observer = Observer()
+        observer.daemon = True
+        handler = _Handler(self)
+        for folder in folders:
+            observer.schedule(handler, str(folder.root), recursive=True)
+        self._observer = observer
+        observer.start()
+
+    def _run(self) -> None:
+        try:
+            self._observe()
+        except Exception:
+            log.warning("could not watch the workspace; disk changes won't be seen", exc_info=True)
+        try:
+            self._scan()
+        except Exception:
+            log.warning("initial workspace scan failed", exc_info=True)
+        self._ready.set()
+        while True:
+            with self._cond:
+                while not self._stopping:
+                    deadline = min((d for d, _ in self._pending.values()), default=None)
+                    if deadline is not None and deadline <= time.monotonic():
+                        break
+                    # Sleeps until the next deadline or a new event: no polling while idle.
+                    self._cond.wait(None if deadline is None else deadline - time.monotonic())
+                if self._stopping:
+                    return
+                now = time.monotonic()
+                # In deadline order, so paths are handled in the order they went quiet.
+                ripe = sorted((d, path) for path, (d, _) in self._pending.items() if d <= now)
+                due = {path: self._pending.pop(path)[1] for _, path in ripe}
+            for path, created in due.items():
+                try:
+                    self._process(path, created)
+                except Exception:
+                    log.warning("could not process disk change to %s", path, exc_info=True)
+
+    def _scan(self) -> None:
+        for folder in self._folders:
+            for path in self._eligible_files(folder, folder.root):
+                if self._stopping or len(self._snapshots) >= self.max_files:
+                    return
+                text = read_text(path, self.max_file_bytes)
+                if text is not None:
+                    self._remember(path, text)
+        log.info("watching %d files (%d bytes of snapshots)", len(self._snapshots), self._snapshot_bytes)
+
+    def _eligible_files(self, folder: _Folder, top: Path) -> list[Path]:
+        found: list[Path] = []
+        for dirpath, dirnames, filenames in os.walk(top):
+            here = Path(dirpath)
+            if (here / "pyvenv.cfg").is_file() or folder.skips(here, is_dir=True):
+                dirnames.clear()
+                continue
+            dirnames[:] = sorted(d for d in dirnames if not folder.skips(here / d, is_dir=True))
+            found += [here / name for name in sorted(filenames) if not folder.skips(here / name)]
+            if len(found) >= self.max_files:
+                break
+        return found
+
+    def _remember(self, path: Path, text: str) -> None:
+        self._forget(path)
+        size = len(text)
+        if len(self._snapshots) < self.max_files and self._snapshot_bytes + size <= self.max_total_bytes:
+            self._snapshots[path] = text
+            self._snapshot_bytes += size
+
+    def _forget(self, path: Path) -> None:
+        old = self._snapshots.pop(path, None)
+        if old is not None:
+            self._snapshot_bytes -= len(old)
+
+    def _process(self, path: Path, created: bool) -> None:
+        folder = self._folder_of(path)
+        if folder is None:
+            return
+        if path == folder.root / ".gitignore":
+            folder.reload_gitignore()
+        if path.is_dir():
+            # A new directory (mkdir, git checkout, a move): its files may predate our watch.
+            if created and not folder.in_virtualenv(path):
+                for child in self._eligible_files(folder, path):
+                    self._process(child, created=True)
+            return
+        if not path.exists() and path not in self._snapshots:
+            # A deleted or moved-away directory: its files' snapshots go with it.
+            for child in [p for p in self._snapshots if path in p.parents]:
+                self._process(child, created=False)
+            return
+        if folder.in_virtualenv(path.parent):
+            return
+        uri = path.as_uri()
+        before = self._snapshots.get(path)
+        after = read_text(path, self.max_file_bytes) if path.exists() else None
+        if after is None:
+            self._forget(path)
+            if before is not None and not path.exists() and not self._is_open(uri):
+                self._log.record(uri, before, "", source="disk")
+            return
+        self._remember(path, after)
+        if self._is_open(uri):
+            return
+        if before is not None:
+            self._log.record(uri, before, after, source="disk")
+        elif created:
+            self._log.record(uri, "", after, source="disk")
