@@ -117,5 +117,8 @@ class DocumentStore:
     def get(self, uri: str) -> Document | None:
         return self._documents.get(uri)
 
+    def items(self) -> list[tuple[str, Document]]:
+        return list(self._documents.items())
+
     def __len__(self) -> int:
         return len(self._documents)

@@ -18,6 +18,7 @@ _KEYS = {
     "samplerThreshold": "sampler_threshold",
     "maxSteps": "max_steps",
     "requestTimeoutMs": "request_timeout_ms",
+    "debugRequests": "debug_requests",
 }
 
 
@@ -37,6 +38,8 @@ class ServerOptions:
     """Cap on denoising steps per suggestion (1..64)."""
     request_timeout_ms: int = 2000
     """Model work for a request is abandoned after this long (50..30000)."""
+    debug_requests: bool = False
+    """Answer ``redraft/debugState`` (the server's copy of documents and its edit log); for tests."""
 
 
 _BOUNDS: dict[str, tuple[float, float]] = {
@@ -65,6 +68,12 @@ def parse_options(raw: Any, base: ServerOptions | None = None) -> tuple[ServerOp
         if name is None:
             continue  # unknown keys belong to editor clients; ignore quietly
         wanted = types_by_name[name]
+        if wanted == "bool":
+            if isinstance(value, bool):
+                changes[name] = value
+            else:
+                problems.append(f"Redraft: {key} must be true or false, got {value!r}; keeping the default")
+            continue
         low, high = _BOUNDS[name]
         is_number = isinstance(value, (int, float)) and not isinstance(value, bool)
         if not is_number or (wanted == "int" and not float(value).is_integer()):

@@ -19,6 +19,7 @@ log = logging.getLogger(__name__)
 NEXT_EDIT = "redraft/nextEdit"
 FEEDBACK = "redraft/feedback"
 ACCEPTED_COMMAND = "redraft.accepted"
+DEBUG_STATE = "redraft/debugState"  # only with the debugRequests option
 
 # A notification no handler exists for: what a rejected message becomes.
 DROPPED_METHOD = "$/redraft/droppedMessage"
@@ -26,6 +27,8 @@ DROPPED_METHOD = "$/redraft/droppedMessage"
 
 class RedraftProtocol(LanguageServerProtocol):
     def structure_message(self, data: dict[str, Any]) -> Any:
+        if "method" in data and "jsonrpc" in data and "params" not in data:
+            data = {**data, "params": None}  # JSON-RPC lets a request or notification omit params
         try:
             return super().structure_message(data)
         except JsonRpcException as exc:

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from lsprotocol import types
+from pygls.exceptions import JsonRpcMethodNotFound
 from pygls.lsp.server import LanguageServer
 from pygls.uris import to_fs_path
 
@@ -19,7 +20,7 @@ from lsp_server.engine import Engine
 from lsp_server.file_watcher import WorkspaceWatcher
 from lsp_server.next_edit import NextEditService, parse_params
 from lsp_server.options import ServerOptions, parse_options
-from lsp_server.protocol import ACCEPTED_COMMAND, FEEDBACK, NEXT_EDIT, RedraftProtocol
+from lsp_server.protocol import ACCEPTED_COMMAND, DEBUG_STATE, FEEDBACK, NEXT_EDIT, RedraftProtocol
 from lsp_server.scheduling import RequestScheduler
 from lsp_server.stats import UsageStats, default_stats_path
 from lsp_server.suggestion_cache import SuggestionCache
@@ -150,6 +151,16 @@ def create_server(model_dir: Path | None = None) -> RedraftServer:
             log.warning("redraft/feedback needs {id: string, accepted: boolean}, got %r", params)
         elif not ls.stats.feedback(suggestion_id, accepted):
             log.info("feedback for an unknown suggestion id %s", suggestion_id)
+
+    @server.feature(DEBUG_STATE)
+    def debug_state(ls: RedraftServer, params: Any) -> dict[str, Any]:
+        if not ls.options.debug_requests:
+            raise JsonRpcMethodNotFound.of(DEBUG_STATE)
+        return {
+            "documents": {uri: {"version": d.version, "text": d.text} for uri, d in ls.documents.items()},
+            "editLog": [{"uri": e.uri, "startLine": e.start_line, "oldText": e.old_text, "newText": e.new_text,
+                         "source": e.source} for e in ls.edit_log.events()],
+        }
 
     @server.command(ACCEPTED_COMMAND)
     def accepted(ls: RedraftServer, arguments: Any) -> None:
