@@ -157,6 +157,12 @@ def bench(args: argparse.Namespace) -> int:
         print(format_latency(run_latency_bench(files, args.lines, args.interval_ms, command), args.interval_ms))
         return 0
 
+    if args.suite == "nextedit":
+        from lsp_server.bench.nextedit import format_nextedit, run_nextedit_bench
+
+        print(format_nextedit(run_nextedit_bench(args.data, args.limit, args.cases_per_pair, command)))
+        return 0
+
     from lsp_server.bench.fim import format_report, run_fim_bench
 
     report = run_fim_bench(Path(args.data), args.limit, args.threshold, command)

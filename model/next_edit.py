@@ -29,8 +29,10 @@ from model.formats import (
 from model.inference import Cancelled, confidence_of
 from model.sampler import SamplerSettings, denoise
 
-MAX_REGIONS = 6
+MAX_REGIONS = 4
 CANVAS = 64
+# A rewrite still unsettled after this many steps is too uncertain to show.
+MAX_STEPS = 20
 _WORD = re.compile(r"[A-Za-z_]\w*")
 
 
@@ -121,10 +123,10 @@ class NextEditor:
                 continue
             cache = self.network.encode_context(torch.tensor([tail]), head_cache)
             run = denoise(self.network, cache, tok.mask_id, self.end_ids,
-                          SamplerSettings(CANVAS, threshold, CANVAS), should_stop)
+                          SamplerSettings(CANVAS, threshold, MAX_STEPS), should_stop)
             if run.stopped:
                 raise Cancelled
-            if run.tokens[0] == self.no_change_id:
+            if run.tokens[0] in (self.no_change_id, tok.mask_id) or not _settled(run.tokens, tok.mask_id, self.end_ids):
                 continue
             rewritten = middle_from_canvas(tok, run.tokens)
             if rewritten == lines[row]:
@@ -133,3 +135,13 @@ class NextEditor:
             proposals.append(ProposedEdit(row, row + 1, rewritten, confidence))
         proposals.sort(key=lambda p: -p.confidence)
         return proposals[:limit]
+
+
+def _settled(tokens: list[int], mask_id: int, end_ids: frozenset[int]) -> bool:
+    """Every position before the end of the rewrite is committed."""
+    for token in tokens:
+        if token in end_ids:
+            return True
+        if token == mask_id:
+            return False
+    return True

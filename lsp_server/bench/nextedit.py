@@ -1,0 +1,137 @@
+"""``redraft bench nextedit``: real commit-like hunks replayed through the real server.
+
+For each file pair (a file in two releases) and a chosen hunk k ≥ 1: open the old file,
+apply hunks 1..k-1 as incremental ``didChange`` events, put the cursor at the end of the
+last applied hunk, call ``redraft/nextEdit`` and apply ``items[0].edit`` — exactly the
+evaluation's contract. The server runs with ``nextEditConfidenceThreshold`` 0 so every
+proposal and its confidence is seen; shown rate and precision at each threshold are then
+computed here.
+
+- exact: the document after the edit equals the file after hunk k (lines compared with
+  trailing whitespace ignored);
+- location: the edit starts within one line of hunk k's region.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import random
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from lsp_server.bench.fim import is_exact, percentile, position_to_offset
+from lsp_server.bench.lsp_client import LspClient
+from model.next_edit_examples import EditPair, Hunk, line_hunks
+
+THRESHOLDS = (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9)
+
+
+@dataclass
+class NextEditOutcome:
+    confidence: float | None  # None: nothing proposed
+    exact: bool
+    located: bool
+    latency_ms: float
+
+
+@dataclass
+class NextEditReport:
+    outcomes: list[NextEditOutcome] = field(default_factory=list)
+
+
+def read_pairs(path: Path, limit: int | None) -> list[EditPair]:
+    pairs = []
+    with open(path) as handle:
+        for line in handle:
+            if line.strip():
+                pairs.append(EditPair(**json.loads(line)))
+    return pairs[:limit] if limit else pairs
+
+
+def _range_of(lines: list[str], hunk: Hunk) -> dict[str, Any]:
+    """LSP range of the lines a hunk replaces, in the current state."""
+    end_line = hunk.start + len(hunk.old_lines)
+    if end_line < len(lines) or (lines and lines[-1].endswith(("\n", "\r"))):
+        end = {"line": end_line, "character": 0}
+    else:  # the hunk runs to the end of a file without a final newline
+        end = {"line": end_line - 1, "character": len(lines[-1].encode("utf-16-le")) // 2}
+    return {"start": {"line": hunk.start, "character": 0}, "end": end}
+
+
+def _cursor_after(hunk: Hunk) -> dict[str, int]:
+    if not hunk.new_lines:
+        return {"line": hunk.start, "character": 0}
+    last = hunk.new_lines[-1].rstrip("\r\n")
+    return {"line": hunk.start + len(hunk.new_lines) - 1, "character": len(last.encode("utf-16-le")) // 2}
+
+
+async def _case(client: LspClient, uri: str, pair: EditPair, k: int) -> NextEditOutcome:
+    hunks = line_hunks(pair.old, pair.new)
+    lines = pair.old.splitlines(keepends=True)
+    await client.did_open(uri, pair.old)
+    for version, hunk in enumerate(hunks[:k], start=2):
+        await client.did_change(uri, version, [{"range": _range_of(lines, hunk),  # type: ignore[typeddict-item]
+                                                "text": "".join(hunk.new_lines)}])
+        lines[hunk.start : hunk.start + len(hunk.old_lines)] = hunk.new_lines
+    target = hunks[k]
+    expected = lines[: target.start] + target.new_lines + lines[target.start + len(target.old_lines):]
+    started = time.perf_counter()
+    result = await client.request("redraft/nextEdit", {"textDocument": {"uri": uri},
+                                                       "position": _cursor_after(hunks[k - 1])})
+    latency = (time.perf_counter() - started) * 1000
+    await client.did_close(uri)
+    if not result or not result.get("items"):
+        return NextEditOutcome(None, False, False, latency)
+    item = result["items"][0]
+    document = "".join(lines)
+    first, last = item["edit"]["range"]["start"], item["edit"]["range"]["end"]
+    start = position_to_offset(document, first["line"], first["character"])
+    end = position_to_offset(document, last["line"], last["character"])
+    edited = document[:start] + item["edit"]["newText"] + document[end:]
+    region_end = target.start + max(1, len(target.old_lines))
+    located = target.start - 1 <= first["line"] <= region_end
+    return NextEditOutcome(float(item["confidence"]), is_exact(edited, "".join(expected)), located, latency)
+
+
+async def _run(pairs: list[EditPair], cases_per_pair: int, command: list[str], seed: int) -> NextEditReport:
+    rng = random.Random(seed)
+    report = NextEditReport()
+    async with LspClient(command, timeout=120) as client:
+        await client.initialize({"confidenceThreshold": 0.0, "nextEditConfidenceThreshold": 0.0,
+                                 "requestTimeoutMs": 30_000})
+        await client.initialized()
+        n = 0
+        for pair in pairs:
+            hunks = line_hunks(pair.old, pair.new)
+            if len(hunks) < 2:
+                continue
+            for k in rng.sample(range(1, len(hunks)), min(cases_per_pair, len(hunks) - 1)):
+                n += 1
+                report.outcomes.append(await _case(client, f"file:///bench/{n}/{Path(pair.path).name}", pair, k))
+    return report
+
+
+def run_nextedit_bench(data: Path, limit: int | None, cases_per_pair: int, command: list[str],
+                       seed: int = 0) -> NextEditReport:
+    return asyncio.run(_run(read_pairs(data, limit), cases_per_pair, command, seed))
+
+
+def format_nextedit(report: NextEditReport) -> str:
+    outcomes = report.outcomes
+    n = max(1, len(outcomes))
+    latencies = [o.latency_ms for o in outcomes]
+    lines = [
+        f"cases {len(outcomes)}   exact {sum(o.exact for o in outcomes) / n:.1%}   "
+        f"location {sum(o.located for o in outcomes) / n:.1%}   "
+        f"latency p50 {percentile(latencies, 50):.0f} ms  p95 {percentile(latencies, 95):.0f} ms",
+        f"{'threshold':>9} {'shown':>7} {'precision':>10} {'location':>9}",
+    ]
+    for threshold in THRESHOLDS:
+        shown = [o for o in outcomes if o.confidence is not None and o.confidence >= threshold]
+        precision = f"{sum(o.exact for o in shown) / len(shown):.1%}" if shown else "–"
+        located = f"{sum(o.located for o in shown) / len(shown):.1%}" if shown else "–"
+        lines.append(f"{threshold:9.1f} {len(shown) / n:7.1%} {precision:>10} {located:>9}")
+    return "\n".join(lines)
