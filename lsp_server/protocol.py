@@ -1,18 +1,26 @@
-"""Our JSON-RPC protocol layer: custom method names, and a fix for a pygls trap.
+"""Our JSON-RPC protocol layer: custom method names, and fixes for pygls traps.
 
-pygls 2.x turns a request whose parameters don't match the LSP types into an exception
-before any handler runs, and the request is never answered: the client waits forever.
-Here such a request is answered at once with InvalidParams, and the message is dropped.
+- pygls 2.x turns a request whose parameters don't match the LSP types into an exception
+  before any handler runs, and the request is never answered: the client waits forever.
+  Here such a request is answered at once with InvalidParams, and the message is dropped.
+- pygls keeps its own copy of every document and splits its lines with ``splitlines``,
+  which also breaks at form feed, ``\x1c``–``\x1e``, ``\u2028``…; a change that its copy
+  cannot apply raises before our handler runs, and the change is lost. Our documents
+  (``documents.py``) are the only copy: the open/change/close notifications go straight to
+  our handlers.
 """
 
 from __future__ import annotations
 
 import logging
+from collections.abc import Generator
 from typing import Any
 
+from lsprotocol import types
 from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
 from pygls.protocol import LanguageServerProtocol
 from pygls.protocol.json_rpc import JsonRPCNotification
+from pygls.protocol.language_server import lsp_method
 
 log = logging.getLogger(__name__)
 
@@ -26,6 +34,23 @@ DROPPED_METHOD = "$/redraft/droppedMessage"
 
 
 class RedraftProtocol(LanguageServerProtocol):
+    @lsp_method(types.TEXT_DOCUMENT_DID_OPEN)
+    def lsp_text_document__did_open(self, params: types.DidOpenTextDocumentParams) -> Generator[Any, Any, None]:
+        yield from self._to_user_handler(types.TEXT_DOCUMENT_DID_OPEN, params)
+
+    @lsp_method(types.TEXT_DOCUMENT_DID_CHANGE)
+    def lsp_text_document__did_change(self, params: types.DidChangeTextDocumentParams) -> Generator[Any, Any, None]:
+        yield from self._to_user_handler(types.TEXT_DOCUMENT_DID_CHANGE, params)
+
+    @lsp_method(types.TEXT_DOCUMENT_DID_CLOSE)
+    def lsp_text_document__did_close(self, params: types.DidCloseTextDocumentParams) -> Generator[Any, Any, None]:
+        yield from self._to_user_handler(types.TEXT_DOCUMENT_DID_CLOSE, params)
+
+    def _to_user_handler(self, method: str, params: Any) -> Generator[Any, Any, None]:
+        handler = self.fm.features.get(method)
+        if handler is not None:
+            yield handler, (params,), None
+
     def structure_message(self, data: dict[str, Any]) -> Any:
         if "method" in data and "jsonrpc" in data and "params" not in data:
             data = {**data, "params": None}  # JSON-RPC lets a request or notification omit params

@@ -1,0 +1,156 @@
+"""A hypothesis state machine drives the real server over LSP with random sequences of
+open / change / inline completion / next edit / cancel / close, including non-ASCII and
+surrogate-pair text, and checks after every step that the server is alive and that its
+copy of every document equals a reference copy kept here (UTF-16 positions)."""
+
+import asyncio
+import re
+import sys
+import threading
+from collections.abc import Coroutine
+from typing import Any, TypeVar
+
+from hypothesis import HealthCheck, settings
+from hypothesis import strategies as st
+from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
+
+from lsp_server.bench.lsp_client import LspClient, LspError
+
+T = TypeVar("T")
+SERVER = [sys.executable, "-m", "lsp_server", "serve"]
+ALPHABET = st.sampled_from(list("ab_ ():=\n\r\t") + ["é", "ß", "中", "😀", "\x0c", "\u2028", "\r\n"])
+TEXT = st.lists(ALPHABET, max_size=30).map("".join)
+
+
+class Loop:
+    """One event loop in a thread, so hypothesis's synchronous rules can await."""
+
+    def __init__(self) -> None:
+        self.loop = asyncio.new_event_loop()
+        self.thread = threading.Thread(target=self.loop.run_forever, daemon=True)
+        self.thread.start()
+
+    def run(self, coroutine: Coroutine[Any, Any, T], timeout: float = 60) -> T:
+        return asyncio.run_coroutine_threadsafe(coroutine, self.loop).result(timeout)
+
+
+LOOP = Loop()
+
+
+def utf16_lines(text: str) -> list[tuple[int, int]]:
+    """(start, end) of each LSP line's content, in UTF-16 code units."""
+    units = text.encode("utf-16-le")
+    decoded = units.decode("utf-16-le")
+    assert decoded == text
+    spans, start, offset = [], 0, 0
+    for match in re.finditer(r"\r\n|\r|\n", text):
+        begin = len(text[: match.start()].encode("utf-16-le")) // 2
+        spans.append((start, begin))
+        start = len(text[: match.end()].encode("utf-16-le")) // 2
+    spans.append((start, len(units) // 2))
+    del offset
+    return spans
+
+
+def apply_reference(text: str, start: tuple[int, int], end: tuple[int, int], new: str) -> str:
+    lines = utf16_lines(text)
+    units = text.encode("utf-16-le")
+
+    def offset(position: tuple[int, int]) -> int:
+        line, character = position
+        if line >= len(lines):
+            return len(units) // 2
+        begin, finish = lines[line]
+        return min(begin + character, finish)
+
+    a, b = sorted((offset(start), offset(end)))
+    return (units[: 2 * a] + new.encode("utf-16-le") + units[2 * b :]).decode("utf-16-le")
+
+
+def char_boundary_positions(text: str) -> list[tuple[int, int]]:
+    """Every position between two characters (never inside a surrogate pair)."""
+    positions = []
+    for line_no, line in enumerate(re.split(r"\r\n|\r|\n", text)):
+        units = 0
+        positions.append((line_no, 0))
+        for ch in line:
+            units += 2 if ord(ch) > 0xFFFF else 1
+            positions.append((line_no, units))
+    return positions
+
+
+class ServerMachine(RuleBasedStateMachine):
+    def __init__(self) -> None:
+        super().__init__()
+        self.client = LspClient(SERVER, timeout=60)
+        LOOP.run(self.client.start())
+        LOOP.run(self.client.initialize({"confidenceThreshold": 0.0, "debugRequests": True,
+                                         "requestTimeoutMs": 500}))
+        LOOP.run(self.client.initialized())
+        self.documents: dict[str, str] = {}
+        self.versions: dict[str, int] = {}
+        self.opened = 0
+
+    def teardown(self) -> None:
+        LOOP.run(self.client.close())
+
+    @rule(text=TEXT)
+    def open_document(self, text: str) -> None:
+        self.opened += 1
+        uri = f"file:///fuzz/{self.opened}.py"
+        LOOP.run(self.client.did_open(uri, text))
+        self.documents[uri], self.versions[uri] = text, 1
+
+    @precondition(lambda self: self.documents)
+    @rule(data=st.data(), new=TEXT)
+    def change(self, data: st.DataObject, new: str) -> None:
+        uri = data.draw(st.sampled_from(sorted(self.documents)))
+        positions = char_boundary_positions(self.documents[uri])
+        start, end = sorted((data.draw(st.sampled_from(positions)), data.draw(st.sampled_from(positions))))
+        self.versions[uri] += 1
+        LOOP.run(self.client.did_change(uri, self.versions[uri], [{
+            "range": {"start": {"line": start[0], "character": start[1]},
+                      "end": {"line": end[0], "character": end[1]}}, "text": new}]))
+        self.documents[uri] = apply_reference(self.documents[uri], start, end, new)
+
+    @precondition(lambda self: self.documents)
+    @rule(data=st.data(), cancel=st.booleans(), method=st.sampled_from(["inline", "next"]))
+    def ask(self, data: st.DataObject, cancel: bool, method: str) -> None:
+        uri = data.draw(st.sampled_from(sorted(self.documents)))
+        line, character = data.draw(st.sampled_from(char_boundary_positions(self.documents[uri])))
+        params: dict[str, Any] = {"textDocument": {"uri": uri}, "position": {"line": line, "character": character}}
+        if method == "inline":
+            params["context"] = {"triggerKind": data.draw(st.sampled_from([1, 2]))}
+        name = "textDocument/inlineCompletion" if method == "inline" else "redraft/nextEdit"
+
+        async def send() -> Any:
+            request_id, future = self.client.send_request(name, params)
+            if cancel:
+                await self.client.cancel(request_id)
+            try:
+                return await asyncio.wait_for(future, 60)
+            except LspError as exc:
+                assert exc.code == -32800, exc  # only "cancelled" is an acceptable error
+                return None
+
+        result = LOOP.run(send())
+        assert result is None or isinstance(result.get("items"), list)
+
+    @precondition(lambda self: self.documents)
+    @rule(data=st.data())
+    def close(self, data: st.DataObject) -> None:
+        uri = data.draw(st.sampled_from(sorted(self.documents)))
+        LOOP.run(self.client.did_close(uri))
+        del self.documents[uri]
+
+    @invariant()
+    def server_copy_equals_the_reference(self) -> None:
+        state = LOOP.run(self.client.request("redraft/debugState", timeout=30))
+        assert {uri: d["text"] for uri, d in state["documents"].items()} == self.documents
+
+
+ServerMachine.TestCase.settings = settings(
+    max_examples=6, stateful_step_count=15, deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
+)
+TestServerAgainstReference = ServerMachine.TestCase
