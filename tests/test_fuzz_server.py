@@ -18,7 +18,7 @@ from lsp_server.bench.lsp_client import LspClient, LspError
 
 T = TypeVar("T")
 SERVER = [sys.executable, "-m", "lsp_server", "serve"]
-ALPHABET = st.sampled_from(list("ab_ ():=\n\r\t") + ["é", "ß", "中", "😀", "\x0c", "\u2028", "\r\n"])
+ALPHABET = st.sampled_from([*list("ab_ ():=\n\r\t"), "é", "ß", "中", "😀", "\x0c", "\u2028", "\r\n"])
 TEXT = st.lists(ALPHABET, max_size=30).map("".join)
 
 
