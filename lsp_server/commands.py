@@ -132,6 +132,18 @@ def train(args: argparse.Namespace) -> int:
     return 0
 
 
+def calibrate(args: argparse.Namespace) -> int:
+    import torch
+
+    from model.calibrate_fim import calibrate as fit_calibration
+    from model.checkpoint import SHIPPED_DIR
+    from model.corpus import read_corpus
+
+    torch.set_num_threads(2)
+    print(fit_calibration(args.into or args.model or SHIPPED_DIR, read_corpus(args.dev), args.cases))
+    return 0
+
+
 def bench(args: argparse.Namespace) -> int:
     import sys
 

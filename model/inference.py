@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 
 import torch
 
+from model.calibration import Calibrator, features
 from model.checkpoint import LoadedModel
 from model.formats import ContextBudget, context_ids, middle_from_canvas
 from model.network import KVCache
@@ -25,6 +26,7 @@ class Candidate:
     steps: int  # denoising steps (forward passes over the canvas)
     tokens: int  # committed tokens up to end-of-middle
     trace: list[str] = field(default_factory=list)  # intermediate states, when asked for
+    features: list[float] = field(default_factory=list)  # what the calibrator reads
 
 
 @dataclass(frozen=True)
@@ -68,6 +70,8 @@ class FimCompleter:
             int(meta.get("max_suffix_tokens", ContextBudget.max_suffix)),
         )
         self.end_ids = frozenset({self.tokenizer.end_of_middle_id, self.tokenizer.pad_id})
+        raw_calibration = meta.get("calibration", {}).get("fim") if isinstance(meta.get("calibration"), dict) else None
+        self.calibrator = Calibrator.from_dict(raw_calibration) if isinstance(raw_calibration, dict) else None
         self._cached_ids: list[int] = []
         self._cache: KVCache | None = None
 
@@ -112,8 +116,11 @@ class FimCompleter:
                 continue
             seen.add(text)
             confidence, length = confidence_of(run, self.end_ids)
+            values = features(run, self.end_ids, request.prefix, text, request.suffix)
+            if self.calibrator is not None:
+                confidence = min(MAX_CONFIDENCE, self.calibrator(values))
             trace = [middle_from_canvas_with_masks(self, state) for state in run.trace]
-            candidates.append(Candidate(text, confidence, run.steps, length, trace))
+            candidates.append(Candidate(text, confidence, run.steps, length, trace, values))
         candidates.sort(key=lambda c: c.confidence, reverse=True)
         return candidates[: request.candidates]
 

@@ -1,0 +1,84 @@
+"""``redraft calibrate``: fit the FIM confidence calibrator on held-out code.
+
+Cases are cut from the dev split (packages never trained on) with the training span mix;
+the shipped sampler decodes each; a candidate is correct when it equals the true middle
+(trailing whitespace ignored). The calibrator is fitted on one half and reported on the
+other, so the printed precision is what a threshold will give on unseen code.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from dataclasses import dataclass
+from pathlib import Path
+
+import torch
+
+from model.bench.decode import same_code
+from model.calibration import Calibrator, fit
+from model.checkpoint import CONFIG_FILE, load_model
+from model.corpus import SourceFile
+from model.fim_examples import SPAN_MIX, choose_span
+from model.inference import CompletionRequest, FimCompleter
+
+THRESHOLDS = (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9)
+
+
+@dataclass(frozen=True)
+class Scored:
+    features: list[float]
+    exact: bool
+
+
+def dev_cases(files: list[SourceFile], count: int, seed: int, max_middle_chars: int = 80) -> list[tuple[str, str, str]]:
+    rng = random.Random(seed)
+    cases: list[tuple[str, str, str]] = []
+    while files and len(cases) < count:
+        text = rng.choice(files).text
+        kind = rng.choices(list(SPAN_MIX), weights=list(SPAN_MIX.values()))[0]
+        start, end = choose_span(text, kind, rng)
+        if 0 < end - start <= max_middle_chars and text[start:end].strip():
+            cases.append((text[:start], text[start:end], text[end:]))
+    return cases
+
+
+def score(completer: FimCompleter, cases: list[tuple[str, str, str]]) -> list[Scored]:
+    scored = []
+    for prefix, middle, suffix in cases:
+        best = completer.complete(CompletionRequest(prefix, suffix))[0]
+        scored.append(Scored(best.features, same_code(best.text, middle)))
+    return scored
+
+
+def precision_table(confidences: list[float], exact: list[bool]) -> str:
+    lines = [f"{'threshold':>9} {'shown':>7} {'precision':>10}"]
+    for threshold in THRESHOLDS:
+        shown = [e for c, e in zip(confidences, exact, strict=True) if c >= threshold]
+        precision = f"{sum(shown) / len(shown):.1%}" if shown else "–"
+        lines.append(f"{threshold:9.1f} {len(shown) / max(1, len(exact)):7.1%} {precision:>10}")
+    return "\n".join(lines)
+
+
+def calibrate(model_dir: Path, dev_files: list[SourceFile], count: int = 400, seed: int = 7) -> str:
+    """Fit, write into ``model_dir/config.json``, and return the held-out report."""
+    loaded = load_model(model_dir, dtype=torch.bfloat16)  # as served
+    loaded.metadata.pop("calibration", None)
+    completer = FimCompleter(loaded)
+    scored = score(completer, dev_cases(dev_files, count, seed))
+    half = len(scored) // 2
+    calibrator = fit([s.features for s in scored[:half]], [s.exact for s in scored[:half]])
+    held_out = scored[half:]
+    report = precision_table([calibrator(s.features) for s in held_out], [s.exact for s in held_out])
+    config_path = model_dir / CONFIG_FILE
+    config = json.loads(config_path.read_text())
+    config.setdefault("calibration", {})["fim"] = calibrator.to_dict()
+    config_path.write_text(json.dumps(config, indent=2) + "\n")
+    exact_rate = sum(s.exact for s in scored) / max(1, len(scored))
+    return (f"{len(scored)} dev cases, exact {exact_rate:.1%}; calibrator fitted on {half}, "
+            f"measured on {len(held_out)}:\n{report}")
+
+
+def fitted(model_dir: Path) -> Calibrator | None:
+    raw = json.loads((model_dir / CONFIG_FILE).read_text()).get("calibration", {}).get("fim")
+    return Calibrator.from_dict(raw) if isinstance(raw, dict) else None

@@ -1,0 +1,87 @@
+"""Calibrated confidence: a small logistic model from sampler features to P(exact).
+
+Features of one decoded candidate (all cheap, all from the sampler or the text):
+mean and minimum log-probability at commit, length in tokens, steps per token, whether
+the probability of ending was high, and whether the edited file still parses as Python
+when it parsed without the candidate. Fitted on held-out code, so that a threshold on the
+confidence means a precision. Stored in the model folder's config.json.
+"""
+
+from __future__ import annotations
+
+import ast
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from model.sampler import Denoised
+
+FEATURE_NAMES = ("mean_logp", "min_logp", "log_length", "steps_per_token", "end_logp", "parses")
+
+
+def parses(text: str) -> bool:
+    try:
+        ast.parse(text)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return False
+    return True
+
+
+def features(run: Denoised, end_ids: frozenset[int], prefix: str, middle: str, suffix: str) -> list[float]:
+    logs: list[float] = []
+    end_logp = math.log(1e-9)
+    for token, probability in zip(run.tokens, run.probabilities, strict=True):
+        logp = math.log(max(probability, 1e-9))
+        if token in end_ids:
+            end_logp = logp
+            break
+        logs.append(logp)
+    logs = logs or [end_logp]
+    # Parsing only tells something when the file parsed before; cap the cost on huge files.
+    still_parses = 0.5
+    if len(prefix) + len(suffix) < 20_000 and parses(prefix + suffix):
+        still_parses = float(parses(prefix + middle + suffix))
+    return [sum(logs) / len(logs), min(logs), math.log1p(len(logs)), run.steps / max(1, len(logs)), end_logp,
+            still_parses]
+
+
+@dataclass(frozen=True)
+class Calibrator:
+    weights: tuple[float, ...]
+    bias: float
+
+    def __call__(self, values: Sequence[float]) -> float:
+        z = self.bias + sum(w * x for w, x in zip(self.weights, values, strict=True))
+        return 1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, z))))
+
+    def to_dict(self) -> dict[str, object]:
+        return {"features": list(FEATURE_NAMES), "weights": list(self.weights), "bias": self.bias}
+
+    @classmethod
+    def from_dict(cls, raw: dict[str, object]) -> Calibrator | None:
+        weights, bias = raw.get("weights"), raw.get("bias")
+        if raw.get("features") != list(FEATURE_NAMES) or not isinstance(weights, list) or not isinstance(
+                bias, (int, float)):
+            return None
+        return cls(tuple(float(w) for w in weights), float(bias))
+
+
+def fit(rows: Sequence[Sequence[float]], labels: Sequence[bool], l2: float = 1e-2, steps: int = 200) -> Calibrator:
+    """Logistic regression by Newton's method with a small L2 penalty."""
+    x = np.asarray(rows, dtype=np.float64)
+    y = np.asarray(labels, dtype=np.float64)
+    x1 = np.hstack([x, np.ones((len(x), 1))])
+    w = np.zeros(x1.shape[1])
+    penalty = l2 * np.eye(x1.shape[1])
+    penalty[-1, -1] = 0.0  # no penalty on the bias
+    for _ in range(steps):
+        p = 1.0 / (1.0 + np.exp(-np.clip(x1 @ w, -30, 30)))
+        gradient = x1.T @ (p - y) + penalty @ w
+        hessian = x1.T @ (x1 * (p * (1 - p))[:, None]) + penalty + 1e-9 * np.eye(len(w))
+        step = np.linalg.solve(hessian, gradient)
+        w -= step
+        if np.abs(step).max() < 1e-8:
+            break
+    return Calibrator(tuple(float(v) for v in w[:-1]), float(w[-1]))

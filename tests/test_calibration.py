@@ -1,0 +1,29 @@
+import random
+
+from model.calibration import FEATURE_NAMES, Calibrator, fit, parses
+from model.calibrate_fim import precision_table
+
+
+def test_the_calibrator_learns_that_confident_candidates_are_right() -> None:
+    rng = random.Random(0)
+    rows, labels = [], []
+    for _ in range(400):
+        mean_logp = rng.uniform(-3, 0)
+        rows.append([mean_logp, mean_logp - 1, 1.0, 1.0, -0.1, 1.0])
+        labels.append(rng.random() < 0.05 + 0.9 * (mean_logp > -1))
+    calibrator = fit(rows, labels)
+    sure, unsure = calibrator([-0.2, -1.2, 1, 1, -0.1, 1]), calibrator([-2.5, -3.5, 1, 1, -0.1, 1])
+    assert sure > 0.8 and unsure < 0.2
+
+
+def test_a_stored_calibrator_round_trips_and_a_foreign_one_is_refused() -> None:
+    calibrator = Calibrator(tuple(float(i) for i in range(len(FEATURE_NAMES))), 0.5)
+    assert Calibrator.from_dict(calibrator.to_dict()) == calibrator
+    assert Calibrator.from_dict({"features": ["other"], "weights": [1.0], "bias": 0.0}) is None
+
+
+def test_parse_check_and_precision_table() -> None:
+    assert parses("x = 1\n") and not parses("x = (\n")
+    table = precision_table([0.95, 0.5, 0.15], [True, False, False])
+    assert table.splitlines()[-1].split() == ["0.9", "33.3%", "100.0%"]
+    assert table.splitlines()[1].split() == ["0.1", "100.0%", "33.3%"]
