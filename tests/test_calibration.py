@@ -1,7 +1,7 @@
 import random
 
-from model.calibration import FEATURE_NAMES, Calibrator, fit, parses
 from model.calibrate_fim import precision_table
+from model.calibration import FEATURE_NAMES, Calibrator, fit, parses
 
 
 def test_the_calibrator_learns_that_confident_candidates_are_right() -> None:
