@@ -1,0 +1,129 @@
+-- Buffer-local insert-mode keys. A key acts only when it has something to act on (a shown
+-- suggestion, no popup menu); otherwise it does exactly what it did before Redraft mapped
+-- it: the mapping it shadows, or the key's built-in meaning.
+
+local config = require('redraft.config')
+local suggestion = require('redraft.suggestion')
+
+local M = {}
+
+---Mappings this plugin set, per buffer: lhs → the mapping it shadowed (maparg() dict).
+---@type table<integer, table<string, table>>
+local installed = {}
+
+-- Do what `lhs` did before we mapped it. Keys go to the front of the typeahead, where a
+-- plain key press would have been, so text typed after it stays in order.
+local function fallback(lhs, prev)
+  if vim.tbl_isempty(prev) then
+    vim.api.nvim_feedkeys(vim.keycode(lhs), 'nit', false)
+    return
+  end
+  local keys
+  if prev.callback then
+    keys = prev.callback()
+    if prev.expr ~= 1 then
+      return
+    end
+  else
+    keys = prev.expr == 1 and vim.api.nvim_eval(prev.rhs) or prev.rhs
+  end
+  if type(keys) == 'string' and keys ~= '' then
+    if prev.expr ~= 1 or prev.replace_keycodes == 1 then
+      keys = vim.keycode(keys)
+    end
+    vim.api.nvim_feedkeys(keys, (prev.noremap == 1 and 'n' or 'm') .. 'it', false)
+  end
+end
+
+-- Each action returns true when it handled the key.
+local ACTIONS = {
+  accept = {
+    desc = 'Redraft: accept the suggestion',
+    run = function()
+      return suggestion.is_visible() and suggestion.accept('all')
+    end,
+  },
+  accept_word = {
+    desc = 'Redraft: accept the next word of the suggestion',
+    run = function()
+      return suggestion.is_visible() and suggestion.accept('word')
+    end,
+  },
+  accept_line = {
+    desc = 'Redraft: accept the rest of the line of the suggestion',
+    run = function()
+      return suggestion.is_visible() and suggestion.accept('line')
+    end,
+  },
+  next = {
+    desc = 'Redraft: next suggestion',
+    run = function()
+      return vim.fn.pumvisible() == 0 and (suggestion.cycle(1) or true)
+    end,
+  },
+  prev = {
+    desc = 'Redraft: previous suggestion',
+    run = function()
+      return vim.fn.pumvisible() == 0 and (suggestion.cycle(-1) or true)
+    end,
+  },
+  dismiss = {
+    desc = 'Redraft: dismiss the suggestion',
+    run = function()
+      if suggestion.state == nil then
+        return false
+      end
+      suggestion.dismiss()
+      return true
+    end,
+  },
+  suggest = {
+    desc = 'Redraft: ask for suggestions now',
+    run = function()
+      suggestion.request(suggestion.INVOKED)
+      return true
+    end,
+  },
+}
+
+---Map the configured keys in `bufnr` (idempotent).
+---@param bufnr integer
+function M.attach(bufnr)
+  if installed[bufnr] then
+    return
+  end
+  installed[bufnr] = {}
+  for name, lhs in pairs(config.get().keymaps) do
+    if lhs then
+      local action = ACTIONS[name]
+      -- What the key did in this buffer so far: a buffer-local or global mapping, or {}.
+      local prev = vim.api.nvim_buf_call(bufnr, function()
+        return vim.fn.maparg(lhs, 'i', false, true)
+      end)
+      installed[bufnr][lhs] = prev
+      vim.keymap.set('i', lhs, function()
+        if not action.run() then
+          fallback(lhs, prev)
+        end
+      end, { buffer = bufnr, desc = action.desc, silent = true })
+    end
+  end
+end
+
+---Remove our keys from `bufnr`, restoring any buffer-local mapping they shadowed.
+---@param bufnr integer
+function M.detach(bufnr)
+  for lhs, prev in pairs(installed[bufnr] or {}) do
+    if vim.api.nvim_buf_is_valid(bufnr) then
+      pcall(vim.keymap.del, 'i', lhs, { buffer = bufnr })
+      if prev.buffer == 1 then
+        vim.api.nvim_buf_call(bufnr, function()
+          vim.fn.mapset('i', false, prev)
+        end)
+      end
+    end
+  end
+  installed[bufnr] = nil
+end
+
+return M
