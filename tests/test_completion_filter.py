@@ -8,6 +8,11 @@ def test_text_repeating_the_closing_bracket_already_there_is_trimmed() -> None:
     assert trim_suffix_overlap("x + 1", "\nnext") == "x + 1"
 
 
+def test_a_line_break_the_suffix_already_starts_with_is_not_repeated() -> None:
+    assert trim_suffix_overlap(":\n", "\n    print(value)\n") == ":"
+    assert trim_suffix_overlap("    return x\n", "    y = 1\n") == "    return x\n"
+
+
 def test_candidates_under_the_threshold_or_blank_are_not_shown() -> None:
     candidates = [ModelCandidate("a", 0.2), ModelCandidate("   \n", 0.9), ModelCandidate("b", 0.6)]
     shown = select_suggestions(candidates, "", threshold=0.5, limit=3)
