@@ -103,17 +103,25 @@ See README.md, "Use it from an editor"."""
 def train(args: argparse.Namespace) -> int:
     import torch
 
+    from model.checkpoint import TOKENIZER_FILE
     from model.network import NetworkConfig
     from model.pipeline import export_model, prepare_corpus, prepare_tokenizer
+    from model.tokenizer import CodeTokenizer
     from model.train import TrainConfig
     from model.train import train as run_training
 
     torch.set_num_threads(max(1, min(torch.get_num_threads(), os.cpu_count() or 1)))
     corpus_dir = prepare_corpus(args.work_dir, download=not args.no_download, max_files=args.max_files)
-    tokenizer = prepare_tokenizer(corpus_dir, args.work_dir / f"tokenizer-{args.vocab}.json", args.vocab)
+    run_dir = args.work_dir / "runs" / args.run_name
+    # A resumed run or a warm start keeps the tokenizer its weights were trained with.
+    existing = run_dir if (run_dir / TOKENIZER_FILE).is_file() else args.init_from
+    if existing is not None:
+        tokenizer = CodeTokenizer.load(Path(existing) / TOKENIZER_FILE)
+    else:
+        tokenizer = prepare_tokenizer(corpus_dir, args.work_dir / f"tokenizer-{args.vocab}.json", args.vocab)
     config = TrainConfig(
         corpus_dir=corpus_dir,
-        run_dir=args.work_dir / "runs" / args.run_name,
+        run_dir=run_dir,
         steps=args.steps,
         batch_size=args.batch_size,
         lr=args.lr,

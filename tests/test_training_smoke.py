@@ -43,3 +43,15 @@ def test_the_same_training_script_runs_under_torchrun_with_two_processes(tmp_pat
         cwd=tmp_path, capture_output=True, text=True, timeout=600, check=False)
     assert done.returncode == 0, done.stderr[-3000:]
     assert json.loads((work / "runs" / "ddp" / "state.json").read_text())["step"] == 2
+
+
+def test_a_warm_start_keeps_the_tokenizer_of_the_model_it_starts_from(tmp_path: Path) -> None:
+    first, export = tmp_path / "first", tmp_path / "exported"
+    done = redraft("train", "--work-dir", str(first), "--steps", "1", "--export", str(export), *TINY, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    second = tmp_path / "second"  # a new machine: no tokenizer in the work dir
+    # A different --vocab would train a different tokenizer: the warm start must ignore it.
+    warm = redraft("train", "--work-dir", str(second), "--steps", "1", "--init-from", str(export), *TINY,
+                   "--vocab", "450", cwd=tmp_path)
+    assert warm.returncode == 0, warm.stderr
+    assert (second / "runs" / "main" / "tokenizer.json").read_text() == (export / "tokenizer.json").read_text()
