@@ -133,14 +133,6 @@ class Engine:
             if self._on_load_error is not None:
                 self._on_load_error(self._load_error)
 
-    @property
-    def load_error(self) -> str | None:
-        return self._load_error
-
-    @property
-    def ready(self) -> bool:
-        return self._loaded.is_set() and self._models is not None
-
     async def _run(self, key: str, work: Callable[[_Models, Job], T], timeout_s: float) -> T:
         """Run ``work(models, job)`` on the worker; a newer job for ``key`` stops this one.
         Raises ModelUnavailable, JobStopped or asyncio.CancelledError."""

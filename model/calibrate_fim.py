@@ -16,7 +16,7 @@ from pathlib import Path
 import torch
 
 from model.bench.decode import same_code
-from model.calibration import Calibrator, fit
+from model.calibration import fit
 from model.checkpoint import CONFIG_FILE, load_model
 from model.corpus import SourceFile
 from model.fim_examples import SPAN_MIX, choose_span
@@ -78,7 +78,3 @@ def calibrate(model_dir: Path, dev_files: list[SourceFile], count: int = 400, se
     return (f"{len(scored)} dev cases, exact {exact_rate:.1%}; calibrator fitted on {half}, "
             f"measured on {len(held_out)}:\n{report}")
 
-
-def fitted(model_dir: Path) -> Calibrator | None:
-    raw = json.loads((model_dir / CONFIG_FILE).read_text()).get("calibration", {}).get("fim")
-    return Calibrator.from_dict(raw) if isinstance(raw, dict) else None

@@ -6,7 +6,6 @@ This is the one API the server (and ``redraft complete``/benchmarks) call.
 from __future__ import annotations
 
 import math
-import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -154,8 +153,3 @@ def middle_from_canvas_with_masks(completer: FimCompleter, state: list[int]) -> 
         pieces.append("░" if token == tok.mask_id else tok.decode([token]))
     return "".join(pieces)
 
-
-def timed(fn: Callable[[], list[Candidate]]) -> tuple[list[Candidate], float]:
-    start = time.perf_counter()
-    result = fn()
-    return result, time.perf_counter() - start
