@@ -17,7 +17,8 @@ def initialize_params(threshold: float, encodings: list[str] | None = None) -> t
     general = types.GeneralClientCapabilities(position_encodings=encodings) if encodings else None
     return types.InitializeParams(
         capabilities=types.ClientCapabilities(general=general),
-        initialization_options={"confidenceThreshold": threshold},
+        # A generous deadline: a busy machine must not turn answers into nulls.
+        initialization_options={"confidenceThreshold": threshold, "requestTimeoutMs": 20000},
     )
 
 

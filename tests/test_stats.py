@@ -31,7 +31,7 @@ async def test_feedback_over_lsp_lands_in_the_local_stats_file(tmp_path: Path, m
     monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path))
     assert os.environ["XDG_STATE_HOME"] == str(tmp_path)
     async with LspClient([sys.executable, "-m", "lsp_server", "serve"], timeout=60) as client:
-        await client.initialize({"confidenceThreshold": 0.0})
+        await client.initialize({"confidenceThreshold": 0.0, "requestTimeoutMs": 20000})
         await client.initialized()
         await client.did_open("file:///s.py", "def loop():\n    while True\n        pass\n")
         result = await client.inline_completion("file:///s.py", 1, 14, trigger_kind=1)
