@@ -69,10 +69,11 @@ def build_parser() -> argparse.ArgumentParser:
     train.add_argument("--init-from", type=Path, help="warm-start from a model folder")
     train.add_argument("--export", type=Path, help="write the trained model (fp16) to this folder")
 
-    calibrate = commands.add_parser("calibrate", help="fit the FIM confidence calibrator on held-out code")
+    calibrate = commands.add_parser("calibrate", help="calibrate FIM and next-edit confidence on held-out code")
     calibrate.add_argument("--dev", type=Path, required=True, help="the corpus dev split (dev.jsonl)")
     calibrate.add_argument("--cases", type=int, default=400)
     calibrate.add_argument("--into", type=Path, help="model folder to calibrate (default: --model or shipped)")
+    calibrate.add_argument("--only", choices=("fim", "next-edit"), help="calibrate one of the two (default both)")
 
     bench = commands.add_parser("bench", help="benchmarks that print a table")
     suites = bench.add_subparsers(dest="suite", required=True)

@@ -144,11 +144,16 @@ def calibrate(args: argparse.Namespace) -> int:
     import torch
 
     from model.calibrate_fim import calibrate as fit_calibration
+    from model.calibrate_next_edit import calibrate_next_edit
     from model.checkpoint import SHIPPED_DIR
     from model.corpus import read_corpus
 
     torch.set_num_threads(2)
-    print(fit_calibration(args.into or args.model or SHIPPED_DIR, read_corpus(args.dev), args.cases))
+    model_dir = args.into or args.model or SHIPPED_DIR
+    if args.only in (None, "fim"):
+        print(fit_calibration(model_dir, read_corpus(args.dev), args.cases))
+    if args.only in (None, "next-edit"):  # the real edit pairs sit beside dev.jsonl
+        print(calibrate_next_edit(model_dir, args.dev.parent))
     return 0
 
 

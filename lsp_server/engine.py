@@ -48,6 +48,7 @@ class LoggedEdit:
     start_line: int
     old_text: str
     new_text: str
+    in_document: bool  # an edit of the document the request is about
 
 
 @dataclass(frozen=True)
@@ -57,6 +58,7 @@ class NextEditQuery:
     cursor_line: int
     limit: int
     sampler_threshold: float
+    min_confidence: float  # proposals below this are not worth computing
 
 
 @dataclass(frozen=True)
@@ -182,9 +184,10 @@ class Engine:
         def work(models: _Models, job: Job) -> list[ModelEdit]:
             from model.next_edit import EditRecord
 
-            history = [EditRecord(e.path, e.start_line, e.old_text, e.new_text) for e in query.history]
+            history = [EditRecord(e.path, e.start_line, e.old_text, e.new_text, e.in_document)
+                       for e in query.history]
             found = models.next_edit.propose(query.text, history, query.cursor_line, query.limit,
-                                             query.sampler_threshold, job.should_stop)
+                                             query.sampler_threshold, job.should_stop, query.min_confidence)
             return [ModelEdit(p.start_line, p.end_line, p.new_text, p.confidence) for p in found]
 
         return await self._run("next:" + key, work, timeout_s)

@@ -38,6 +38,7 @@ class CompletionRequest:
     max_steps: int = 32
     rule: CommitRule = CommitRule.THRESHOLD
     keep_trace: bool = False
+    length_first: bool = True  # decide where the middle ends in the first pass (sampler.py)
 
 
 class Cancelled(Exception):
@@ -99,7 +100,8 @@ class FimCompleter:
         if should_stop():
             raise Cancelled
         cache = self.encode(request.prefix, request.suffix)
-        settings = SamplerSettings(request.canvas_size, request.threshold, request.max_steps, request.rule)
+        settings = SamplerSettings(request.canvas_size, request.threshold, request.max_steps, request.rule,
+                                   request.length_first)
         tok = self.tokenizer
         runs = [denoise(self.network, cache, tok.mask_id, self.end_ids, settings,
                         should_stop, request.keep_trace)]

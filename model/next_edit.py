@@ -1,4 +1,11 @@
-"""Next-edit inference: which regions might change next, and the model's rewrite of each.
+"""Next-edit inference: which regions might change next, and the rewrite of each.
+
+Two sources, one ranking. First the edit patterns (``edit_patterns.py``): the newest change
+repeated exactly where it applies again (a rename, a call change, a twin line). Then the
+network, for candidate lines no pattern covers. Every proposal's confidence is the
+precision its source reached on held-out real edits (``calibration.next_edit`` in the
+model's config.json, written by ``redraft calibrate``); the network is not run at all
+when its measured precision is below the caller's threshold.
 
 Candidate regions are whole lines chosen cheaply from the newest edits (lines that still
 hold an identifier the user just renamed or removed, lines like the one just edited or
@@ -17,6 +24,7 @@ from dataclasses import dataclass
 import torch
 
 from model.checkpoint import LoadedModel
+from model.edit_patterns import Change, PatternEdit, net_change, pattern_edits
 from model.formats import (
     NextEditBudget,
     history_ids,
@@ -30,6 +38,9 @@ from model.inference import Cancelled, confidence_of
 from model.sampler import SamplerSettings, denoise
 
 MAX_REGIONS = 4
+MODEL_KIND = "model"
+# Before calibration (`redraft calibrate --next-edit`): nothing is trusted.
+UNCALIBRATED = 0.0
 CANVAS = 64
 # A rewrite still unsettled after this many steps is too uncertain to show.
 MAX_STEPS = 20
@@ -44,6 +55,7 @@ class EditRecord:
     start_line: int
     old_text: str
     new_text: str
+    in_document: bool = True  # an edit of the document asked about (not another file)
 
 
 @dataclass(frozen=True)
@@ -52,6 +64,15 @@ class ProposedEdit:
     end_line: int
     new_text: str  # replacement for those whole lines
     confidence: float
+    kind: str = MODEL_KIND
+
+
+def pattern_proposals(lines: list[str], history: list[EditRecord]) -> list[PatternEdit]:
+    """What the newest change of this document implies elsewhere in it, nearest first."""
+    changes = [Change(r.start_line, r.old_text, r.new_text) for r in history if r.in_document]
+    change = net_change(changes)
+    paths = [r.path for r in history if r.in_document]
+    return pattern_edits(lines, change, paths[-1]) if change is not None else []
 
 
 def candidate_lines(lines: list[str], history: list[EditRecord], cursor_line: int) -> list[int]:
@@ -99,22 +120,46 @@ class NextEditor:
         self.budget = budget or NextEditBudget()
         self.no_change_id = self.tokenizer.id_of("<|nochange|>")
         self.end_ids = frozenset({self.tokenizer.end_of_middle_id, self.tokenizer.pad_id})
+        self.precision: dict[str, float] = {}
+        stored = loaded.metadata.get("calibration", {})
+        stored = stored.get("next_edit", {}) if isinstance(stored, dict) else {}
+        for kind, entry in (stored.items() if isinstance(stored, dict) else ()):
+            if isinstance(entry, dict) and isinstance(entry.get("precision"), int | float):
+                self.precision[kind] = float(entry["precision"])
 
-    @torch.no_grad()
     def propose(
         self, text: str, history: list[EditRecord], cursor_line: int, limit: int = 3,
-        threshold: float = 0.9, should_stop: Callable[[], bool] = lambda: False,
+        threshold: float = 0.9, should_stop: Callable[[], bool] = lambda: False, min_confidence: float = 0.0,
     ) -> list[ProposedEdit]:
-        """Rewrites of candidate regions, most confident first; raises Cancelled."""
+        """Proposals at or above ``min_confidence``, most confident first; raises Cancelled."""
         lines = lsp_lines_with_ends(text)
         if not lines:
             return []
+        proposals = [ProposedEdit(p.start_line, p.end_line, p.new_text,
+                                  self.precision.get(p.calibration_key, UNCALIBRATED), p.kind)
+                     for p in pattern_proposals(lines, history)]
+        proposals = [p for p in proposals if p.confidence >= min_confidence]
+        # The network only when it could still add a proposal worth showing.
+        if len(proposals) < limit and self.precision.get(MODEL_KIND, UNCALIBRATED) >= min_confidence:
+            covered = {p.start_line for p in proposals}
+            proposals += self.rewrite_candidates(lines, history, cursor_line, covered, threshold, should_stop)
+        proposals.sort(key=lambda p: -p.confidence)  # stable: patterns stay nearest first
+        return proposals[:limit]
+
+    @torch.no_grad()
+    def rewrite_candidates(
+        self, lines: list[str], history: list[EditRecord], cursor_line: int, covered: set[int],
+        threshold: float, should_stop: Callable[[], bool],
+    ) -> list[ProposedEdit]:
+        """The network's rewrites of candidate lines not in ``covered``; raises Cancelled."""
         tok = self.tokenizer
         hunks = [render_hunk(r.path, r.start_line, r.old_text, r.new_text) for r in history]
         head = history_ids(tok, hunks, self.budget)
         head_cache = self.network.encode_context(torch.tensor([head]))
         proposals: list[ProposedEdit] = []
         for row in candidate_lines([line.rstrip("\r\n") for line in lines], history, cursor_line):
+            if row in covered:
+                continue
             if should_stop():
                 raise Cancelled
             tail = next_edit_region_ids(tok, "".join(lines[:row]), lines[row], "".join(lines[row + 1 :]),
@@ -131,10 +176,10 @@ class NextEditor:
             rewritten = middle_from_canvas(tok, run.tokens)
             if rewritten == lines[row]:
                 continue
-            confidence, _ = confidence_of(run, self.end_ids)
-            proposals.append(ProposedEdit(row, row + 1, rewritten, confidence))
-        proposals.sort(key=lambda p: -p.confidence)
-        return proposals[:limit]
+            raw, _ = confidence_of(run, self.end_ids)
+            # The measured precision of the network's proposals, ordered by its own confidence.
+            proposals.append(ProposedEdit(row, row + 1, rewritten, self.precision.get(MODEL_KIND, UNCALIBRATED) * raw))
+        return proposals
 
 
 def _settled(tokens: list[int], mask_id: int, end_ids: frozenset[int]) -> bool:

@@ -11,6 +11,13 @@ Rules:
 - MOST_CONFIDENT: one token per step, the most confident (the LLaDA low-confidence remasking
   baseline).
 - LEFT_TO_RIGHT: one token per step, the leftmost masked one (autoregressive order).
+
+Length first (``length_first``, with THRESHOLD): the first pass also decides where the
+middle ends — the first position whose probability of being an end token (end-of-middle or
+padding, summed) is at least ``END_PROBABILITY`` gets the end-of-middle. Left alone, a young
+model commits padding one position per pass from the right edge inwards, so a 32-token
+canvas costs ~32 passes whatever the middle's length; deciding the length at once leaves
+only the middle's own tokens to denoise.
 """
 
 from __future__ import annotations
@@ -37,6 +44,10 @@ class SamplerSettings:
     threshold: float = 0.9
     max_steps: int = 32
     rule: CommitRule = CommitRule.THRESHOLD
+    length_first: bool = False
+
+
+END_PROBABILITY = 0.5
 
 
 @dataclass
@@ -90,7 +101,21 @@ def denoise(
         where = torch.tensor(open_positions)
         logits = network.denoise(canvas, cache, where).float()  # (open, vocab)
         logits[:, mask_id] = float("-inf")
-        probs, tokens = logits.softmax(-1).max(-1)
+        distribution = logits.softmax(-1)  # (open, vocab)
+        probs, tokens = distribution.max(-1)
+        if settings.length_first and result.steps == 0 and not ends and settings.rule is CommitRule.THRESHOLD:
+            end = _first_likely_end(distribution, sorted(end_ids))
+            if end is not None:
+                position = open_positions[end[0]]
+                canvas[0, position] = end[1]
+                result.tokens[position], result.probabilities[position] = end[1], end[2]
+                # Only positions before the end still matter in this pass's commits.
+                keep = [i for i, at in enumerate(open_positions) if at < position]
+                open_positions = [open_positions[i] for i in keep]
+                probs, tokens = probs[keep], tokens[keep]
+                if not open_positions:
+                    result.steps += 1
+                    continue
         for index in select_commits(probs, settings.rule, settings.threshold).tolist():
             position = open_positions[index]
             canvas[0, position] = tokens[index]
@@ -100,3 +125,14 @@ def denoise(
         if keep_trace:
             result.trace.append(list(result.tokens))
     return result
+
+
+def _first_likely_end(distribution: Tensor, end_ids: list[int]) -> tuple[int, int, float] | None:
+    """(row, end token, its probability) of the first row likely to be an end, if any."""
+    end_mass = distribution[:, end_ids].sum(-1)  # (open,)
+    likely = (end_mass >= END_PROBABILITY).nonzero().flatten()
+    if not likely.numel():
+        return None
+    row = int(likely[0])
+    token = end_ids[int(distribution[row, end_ids].argmax())]
+    return row, token, float(end_mass[row])

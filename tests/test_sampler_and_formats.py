@@ -1,5 +1,6 @@
 import random
 from pathlib import Path
+from typing import Any
 
 import pytest
 import torch
@@ -7,7 +8,7 @@ import torch
 from model.checkpoint import load_model
 from model.fim_examples import SpanKind, choose_span, make_example
 from model.formats import ContextBudget, canvas_targets, context_ids, middle_from_canvas
-from model.sampler import CommitRule, select_commits
+from model.sampler import CommitRule, SamplerSettings, denoise, select_commits
 from model.tokenizer import CodeTokenizer
 
 SHIPPED = Path(__file__).resolve().parent.parent / "model" / "weights"
@@ -104,3 +105,31 @@ def test_reused_context_cache_gives_the_same_completion_as_a_fresh_one(tokenizer
     warm.complete(CompletionRequest(text[:2000], text[2100:], canvas_size=8, max_steps=8))
     request = CompletionRequest(text[:2010], text[2100:], canvas_size=8, max_steps=8)
     assert warm.complete(request) == cold.complete(request)
+
+
+class _ScriptedNetwork:
+    """Logits that say: tokens 5, 6, 7 at positions 0–2 (unsure), then the end (sure)."""
+
+    vocab = 16
+
+    def denoise(self, canvas: torch.Tensor, cache: object, where: torch.Tensor) -> torch.Tensor:
+        logits = torch.full((len(where), self.vocab), -10.0)
+        for row, position in enumerate(where.tolist()):
+            if position < 3:
+                logits[row, 5 + position] = 1.0  # the best guess, but far from certain
+                logits[row, 10] = 0.5
+            else:  # end-of-middle (2) and padding (1) share the mass; each alone is below 0.5
+                logits[row, 1] = 4.0
+                logits[row, 2] = 4.0 - 0.1 * position
+        return logits
+
+
+def test_deciding_the_length_first_leaves_only_the_middle_to_denoise() -> None:
+    network: Any = _ScriptedNetwork()
+    ends = frozenset({1, 2})
+    slow = denoise(network, None, 0, ends, SamplerSettings(canvas_size=12, threshold=0.9, max_steps=32))
+    fast = denoise(network, None, 0, ends, SamplerSettings(canvas_size=12, threshold=0.9, max_steps=32,
+                                                           length_first=True))
+    assert fast.tokens[:3] == [5, 6, 7] and fast.tokens[3] in ends
+    assert fast.steps == 3  # the first pass places the end and one token, then one token per pass
+    assert slow.tokens[:3] == [5, 6, 7] and slow.steps > fast.steps

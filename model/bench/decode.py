@@ -1,6 +1,7 @@
 """``redraft bench decode``: the same network, the same FIM cases, different commit rules.
 
-Compares confidence-threshold parallel decoding (τ = 0.5, 0.7, 0.9) with one token per step
+Compares confidence-threshold parallel decoding (τ = 0.5, 0.7, 0.9; with and without deciding
+the length in the first pass) with one token per step
 (most confident first) and plain left-to-right one token per step: tokens per forward pass,
 tokens per second, exact match. Runs the model in-process (no LSP), so the numbers are the
 decoder's alone.
@@ -55,24 +56,26 @@ def same_code(a: str, b: str) -> bool:
     return [line.rstrip() for line in a.rstrip().split("\n")] == [line.rstrip() for line in b.rstrip().split("\n")]
 
 
-SETTINGS: tuple[tuple[str, CommitRule, float], ...] = (
-    ("threshold τ=0.5", CommitRule.THRESHOLD, 0.5),
-    ("threshold τ=0.7", CommitRule.THRESHOLD, 0.7),
-    ("threshold τ=0.9", CommitRule.THRESHOLD, 0.9),
-    ("one per step (most confident)", CommitRule.MOST_CONFIDENT, 1.0),
-    ("left to right, one per step", CommitRule.LEFT_TO_RIGHT, 1.0),
+SETTINGS: tuple[tuple[str, CommitRule, float, bool], ...] = (
+    ("threshold τ=0.5", CommitRule.THRESHOLD, 0.5, False),
+    ("threshold τ=0.7", CommitRule.THRESHOLD, 0.7, False),
+    ("threshold τ=0.9", CommitRule.THRESHOLD, 0.9, False),
+    ("τ=0.5, length first", CommitRule.THRESHOLD, 0.5, True),
+    ("τ=0.9, length first (served)", CommitRule.THRESHOLD, 0.9, True),
+    ("one per step (most confident)", CommitRule.MOST_CONFIDENT, 1.0, False),
+    ("left to right, one per step", CommitRule.LEFT_TO_RIGHT, 1.0, False),
 )
 
 
 def run_decode_bench(loaded: LoadedModel, cases: list[FimCase], canvas_size: int = 32) -> list[DecodeRow]:
     completer = FimCompleter(loaded)
     rows: list[DecodeRow] = []
-    for name, rule, threshold in SETTINGS:
+    for name, rule, threshold, length_first in SETTINGS:
         exact = tokens = passes = 0
         elapsed = 0.0
         for case in cases:
             request = CompletionRequest(case.prefix, case.suffix, canvas_size=canvas_size, threshold=threshold,
-                                        max_steps=canvas_size, rule=rule)
+                                        max_steps=canvas_size, rule=rule, length_first=length_first)
             started = time.perf_counter()
             with torch.no_grad():
                 best = completer.complete(request)[0]

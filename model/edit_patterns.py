@@ -1,0 +1,428 @@
+"""Edits that repeat the newest change elsewhere, found without the network.
+
+Most next edits a person makes right after a change are the same change again: a renamed
+name still used below, the same argument added at the next call, the twin of a deleted or
+rewritten line. These patterns are read off the edit log exactly (token diffs of the
+newest change), so they are proposed at once and never invented; the network handles what
+no pattern explains. Each proposal carries its ``kind``; its confidence is the precision
+that kind reached on held-out real edits (``NextEditCalibration``).
+
+Kinds:
+- ``rename``: one identifier replaced by another (every changed token in the edit is that
+  same replacement); other lines using the old name get the new one. A parameter renamed
+  in a ``def``/``function`` header is carried only through that function's body.
+- ``call_site``: the arguments of a call ``name(…)`` changed by appending, prepending,
+  replacing or removing one argument; other calls of ``name`` with the old argument get
+  the same change.
+- ``same_line``: a whole line was rewritten or deleted; lines equal to its old text get
+  the same rewrite (with their own indentation) or are deleted.
+"""
+
+from __future__ import annotations
+
+import builtins
+import difflib
+import keyword
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, replace
+
+RENAME = "rename"
+CALL_SITE = "call_site"
+SAME_LINE = "same_line"
+KINDS = (RENAME, CALL_SITE, SAME_LINE)
+NEAR_LINES = 30
+CALIBRATION_KEYS = tuple(f"{kind}:{where}" for kind in KINDS for where in ("near", "far", "above"))
+
+_TOKEN = re.compile(r"[A-Za-z_]\w*|\d[\w.]*|\s+|.", re.DOTALL)
+_IDENTIFIER = re.compile(r"[A-Za-z_]\w*\Z")
+_BUILTIN_NAMES = frozenset(dir(builtins)) | frozenset(keyword.kwlist) | {"self", "cls"}
+_HEADER = re.compile(r"\s*(?:async\s+)?(?:def|function|fn|func)\b|.*\bfunction\s*\w*\s*\(|.*=>")
+_HASH_COMMENTS = (".py", ".pyi", ".sh", ".bash", ".rb", ".pl", ".toml", ".yaml", ".yml", ".r", ".jl", ".cfg")
+_SLASH_COMMENTS = (".c", ".h", ".cc", ".cpp", ".hpp", ".js", ".ts", ".tsx", ".jsx", ".java", ".go", ".rs",
+                   ".swift", ".kt", ".cs", ".scala", ".dart", ".php")
+# Keystroke events on one line are chained into one change when they follow each other.
+_MAX_CHAIN = 64
+
+
+@dataclass(frozen=True)
+class Change:
+    """One edit of the current document: whole lines ``old_text`` at ``start_line`` became ``new_text``."""
+
+    start_line: int
+    old_text: str
+    new_text: str
+
+
+@dataclass(frozen=True)
+class PatternEdit:
+    start_line: int  # lines [start_line, end_line) of the document are replaced by new_text
+    end_line: int
+    new_text: str
+    kind: str
+    lines_away: int = 0  # from the change: positive below it, negative above
+
+    @property
+    def calibration_key(self) -> str:
+        """The bucket whose measured precision is this edit's confidence."""
+        where = "above" if self.lines_away < 0 else "near" if self.lines_away <= NEAR_LINES else "far"
+        return f"{self.kind}:{where}"
+
+
+def net_change(changes: list[Change]) -> Change | None:
+    """The newest change, merged with the earlier ones that typed on the same line.
+
+    The edit log merges keystrokes only within a second; a slow rename arrives as several
+    events (``value`` → ``v`` → ``a`` → ``am`` …) whose sum is the rename."""
+    if not changes:
+        return None
+    newest = changes[-1]
+    merged = newest
+    for earlier in reversed(changes[-_MAX_CHAIN:-1]):
+        single = _line_count(earlier.old_text) == _line_count(earlier.new_text) == 1
+        if not (single and earlier.start_line == merged.start_line and earlier.new_text == merged.old_text):
+            break
+        merged = Change(merged.start_line, earlier.old_text, merged.new_text)
+    return merged
+
+
+def pattern_edits(lines: list[str], change: Change, path: str = "") -> list[PatternEdit]:
+    """Every line of ``lines`` (with their endings) that the change's pattern would rewrite.
+
+    ``change`` has already been applied to ``lines``. Proposals come nearest to the change
+    first, lines below it before lines above at the same distance."""
+    found: dict[int, PatternEdit] = {}
+    edited = range(change.start_line, change.start_line + _line_count(change.new_text))
+    for edit in (*_renames(lines, change, edited, path), *_call_sites(lines, change, edited),
+                 *_same_lines(lines, change, edited)):
+        found.setdefault(edit.start_line, edit)
+
+    def away(edit: PatternEdit) -> int:
+        if edit.start_line >= edited.stop:
+            return edit.start_line - edited.stop + 1
+        return edit.start_line - change.start_line  # negative: above the change
+
+    placed = [replace(e, lines_away=away(e)) for e in _merge_adjacent(sorted(found.values(), key=_start))]
+    return sorted(placed, key=lambda e: 2 * e.lines_away if e.lines_away >= 0 else -2 * e.lines_away + 1)
+
+
+def _start(edit: PatternEdit) -> int:
+    return edit.start_line
+
+
+def _merge_adjacent(edits: list[PatternEdit]) -> list[PatternEdit]:
+    """Edits of consecutive lines become one: people fix a run of lines in one go."""
+    merged: list[PatternEdit] = []
+    for edit in edits:
+        last = merged[-1] if merged else None
+        if last is not None and last.end_line == edit.start_line and last.kind == edit.kind:
+            merged[-1] = PatternEdit(last.start_line, edit.end_line, last.new_text + edit.new_text, last.kind)
+        else:
+            merged.append(edit)
+    return merged
+
+
+def _line_count(text: str) -> int:
+    return len(text.splitlines()) if text else 0
+
+
+def _split(text: str) -> list[str]:
+    return text.splitlines(keepends=True)
+
+
+def _tokens(text: str) -> list[str]:
+    return _TOKEN.findall(text)
+
+
+# --- rename ----------------------------------------------------------------------------
+
+
+def _renamed_identifier(old: str, new: str) -> tuple[str, str, bool] | None:
+    """(old name, new name, after a dot) when every token change is that one replacement."""
+    before, after = _tokens(old), _tokens(new)
+    pair: tuple[str, str] | None = None
+    dotted: bool | None = None
+    matcher = difflib.SequenceMatcher(None, before, after, autojunk=False)
+    for op, i1, i2, j1, j2 in matcher.get_opcodes():
+        if op == "equal":
+            continue
+        if op != "replace" or i2 - i1 != 1 or j2 - j1 != 1:
+            return None
+        a, b = before[i1], after[j1]
+        if not (_IDENTIFIER.match(a) and _IDENTIFIER.match(b)) or pair not in (None, (a, b)):
+            return None
+        is_dotted = i1 > 0 and before[i1 - 1] == "."
+        if dotted not in (None, is_dotted):
+            return None
+        pair, dotted = (a, b), is_dotted
+    if pair is None or dotted is None:
+        return None
+    return pair[0], pair[1], dotted
+
+
+def _renames(lines: list[str], change: Change, edited: range, path: str) -> Iterable[PatternEdit]:
+    old_lines, new_lines = _split(change.old_text), _split(change.new_text)
+    if len(old_lines) != len(new_lines):
+        return
+    found: tuple[str, str, bool] | None = None
+    header_row = None
+    for offset, (old, new) in enumerate(zip(old_lines, new_lines, strict=True)):
+        if old == new:
+            continue
+        rename = _renamed_identifier(old, new)
+        if rename is None or found not in (None, rename):
+            return
+        found = rename
+        if _HEADER.match(new):
+            if not _is_parameter(new, rename[1]) and not _is_defined_name(new, rename[1]):
+                return  # an annotation or a default changed: nothing to carry elsewhere
+            if _is_parameter(new, rename[1]):
+                header_row = change.start_line + offset
+    if found is None:
+        return
+    old_name, new_name, dotted = found
+    if old_name in _BUILTIN_NAMES:  # `list` → `Sequence` here says nothing about `list` there
+        return
+    rows: Iterable[int] = range(len(lines))
+    if header_row is not None:  # a parameter: only its function's body
+        rows = _block_after(lines, header_row)
+    elif not dotted:  # a local name: only the function around the change, if any
+        enclosing = _enclosing_header(lines, change.start_line)
+        if enclosing is not None:
+            rows = _block_after(lines, enclosing)
+    comment = _comment_marker(path)
+    in_strings = _lines_inside_triple_quotes(lines) if comment == "#" else set()
+    for row in rows:
+        if (row in edited and row != header_row) or row in in_strings:
+            continue
+        rewritten = _replace_name(lines[row], old_name, new_name, dotted, comment)
+        if rewritten != lines[row]:
+            yield PatternEdit(row, row + 1, rewritten, RENAME)
+
+
+def _is_parameter(header: str, name: str) -> bool:
+    """``name`` stands as a parameter name between the header's parentheses."""
+    inside = header[header.find("(") + 1 :] if "(" in header else ""
+    return re.search(rf"(?:^|[(,*])\s*{re.escape(name)}\s*(?:[:=,)]|$)", inside) is not None
+
+
+def _is_defined_name(header: str, name: str) -> bool:
+    """``name`` is the function's own name (its callers follow)."""
+    return re.search(rf"\b(?:def|function|fn|func)\s+{re.escape(name)}\b", header) is not None
+
+
+def _lines_inside_triple_quotes(lines: list[str]) -> set[int]:
+    """Rows wholly inside a triple-quoted string (docstrings), by a cheap quote count."""
+    inside, rows, quote = False, set(), ""
+    for row, line in enumerate(lines):
+        if inside and quote not in line:
+            rows.add(row)
+            continue
+        for marker in ('"""', "'''"):
+            if (not inside or marker == quote) and line.count(marker) % 2 == 1:
+                inside, quote = not inside, marker
+                break
+    return rows
+
+
+def _block_after(lines: list[str], header_row: int) -> range:
+    """The lines indented deeper than a header (blank lines inside included)."""
+    indent = _indent_of(lines[header_row])
+    row = header_row + 1
+    # A header split over several lines ends at the first line that ends with ':' or '{'.
+    while row < len(lines) and lines[header_row].rstrip().endswith((",", "(")) and row - header_row < 20:
+        if lines[row].rstrip().endswith((":", "{")):
+            row += 1
+            break
+        row += 1
+    end = row
+    while end < len(lines) and (not lines[end].strip() or _indent_of(lines[end]) > indent):
+        end += 1
+    return range(header_row + 1, end)
+
+
+def _enclosing_header(lines: list[str], row: int) -> int | None:
+    """The nearest function header above ``row`` that ``row`` is indented under."""
+    if row >= len(lines):
+        return None
+    indent = _indent_of(lines[row])
+    for above in range(row - 1, -1, -1):
+        line = lines[above]
+        if not line.strip() or _indent_of(line) >= indent:
+            continue
+        if _HEADER.match(line):
+            return above
+        indent = _indent_of(line)
+        if indent == 0:
+            return None
+    return None
+
+
+def _indent_of(line: str) -> int:
+    return len(line) - len(line.lstrip(" \t"))
+
+
+def _comment_marker(path: str) -> str | None:
+    lower = path.lower()
+    if lower.endswith(_HASH_COMMENTS):
+        return "#"
+    if lower.endswith(_SLASH_COMMENTS):
+        return "//"
+    return None
+
+
+def _code_spans(line: str, comment: str | None) -> list[tuple[int, int]]:
+    """Character ranges of a line outside string literals and a trailing comment."""
+    spans, start, quote, i = [], 0, "", 0
+    while i < len(line):
+        ch = line[i]
+        if quote:
+            if ch == "\\":
+                i += 2
+                continue
+            if line.startswith(quote, i):
+                i += len(quote)
+                quote, start = "", i
+                continue
+        elif comment and line.startswith(comment, i):
+            break
+        elif ch in "'\"`":
+            spans.append((start, i))
+            quote = ch * 3 if line.startswith(ch * 3, i) else ch
+            i += len(quote)
+            continue
+        i += 1
+    if not quote:
+        spans.append((start, i))
+    return [(a, b) for a, b in spans if b > a]
+
+
+def _replace_name(line: str, old: str, new: str, dotted: bool, comment: str | None) -> str:
+    pattern = re.compile(rf"(?<![\w]){re.escape(old)}(?!\w)")
+    pieces, last = [], 0
+    for a, b in _code_spans(line, comment):
+        for match in pattern.finditer(line, a, b):
+            after_dot = line[: match.start()].rstrip().endswith(".")
+            if after_dot != dotted:
+                continue
+            pieces.append(line[last : match.start()] + new)
+            last = match.end()
+    return "".join(pieces) + line[last:] if pieces else line
+
+
+# --- call sites -------------------------------------------------------------------------
+
+_CALL = re.compile(r"([A-Za-z_][\w.]*)\(")
+
+
+def _calls(line: str) -> list[tuple[str, int, int]]:
+    """(name, start of the arguments, end of the arguments) of calls closed on the line."""
+    found = []
+    for match in _CALL.finditer(line):
+        depth, i = 1, match.end()
+        while i < len(line) and depth:
+            depth += {"(": 1, ")": -1}.get(line[i], 0)
+            i += 1
+        if depth == 0:
+            found.append((match.group(1), match.end(), i - 1))
+    return found
+
+
+def _split_arguments(text: str) -> list[str]:
+    """Top-level comma-separated arguments, stripped."""
+    parts, depth, start = [], 0, 0
+    for i, ch in enumerate(text):
+        if ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            depth -= 1
+        elif ch == "," and depth == 0:
+            parts.append(text[start:i].strip())
+            start = i + 1
+    parts.append(text[start:].strip())
+    return [] if parts == [""] else parts
+
+
+@dataclass(frozen=True)
+class _ArgumentChange:
+    name: str
+    old: tuple[str, ...]  # the arguments before and after, at one call
+    new: tuple[str, ...]
+
+    def apply(self, arguments: list[str]) -> list[str] | None:
+        """The same change for another call's arguments; None when it doesn't fit."""
+        old, new = list(self.old), list(self.new)
+        if len(new) == len(old) + 1 and new[: len(old)] == old:  # appended
+            added = new[-1]
+            return None if added in arguments else [*arguments, added]
+        if len(new) == len(old) + 1 and new[1:] == old:  # prepended
+            return None if new[0] in arguments else [new[0], *arguments]
+        if len(new) == len(old) and sum(a != b for a, b in zip(old, new, strict=True)) == 1:
+            index = next(i for i, (a, b) in enumerate(zip(old, new, strict=True)) if a != b)
+            if index < len(arguments) and arguments[index] == old[index]:
+                return [*arguments[:index], new[index], *arguments[index + 1 :]]
+            keyword = old[index].split("=", 1)[0] if "=" in old[index] else None
+            if keyword and old[index] in arguments:
+                at = arguments.index(old[index])
+                return [*arguments[:at], new[index], *arguments[at + 1 :]]
+            return None
+        if len(new) == len(old) - 1:  # one argument removed
+            removed = next((i for i in range(len(old)) if old[:i] + old[i + 1 :] == new), None)
+            if removed is not None and old[removed] in arguments:
+                return [a for a in arguments if a != old[removed]]
+        return None
+
+
+def _argument_change(old: str, new: str) -> _ArgumentChange | None:
+    old_calls = {name: old[a:b] for name, a, b in _calls(old)}
+    changed = [(name, old_calls[name], new[a:b]) for name, a, b in _calls(new)
+               if name in old_calls and old_calls[name] != new[a:b]]
+    if len(changed) != 1:
+        return None
+    name, before, after = changed[0]
+    outside_old = old.replace(before, "", 1)
+    outside_new = new.replace(after, "", 1)
+    if outside_old != outside_new:  # more changed than the arguments of one call
+        return None
+    return _ArgumentChange(name, tuple(_split_arguments(before)), tuple(_split_arguments(after)))
+
+
+def _call_sites(lines: list[str], change: Change, edited: range) -> Iterable[PatternEdit]:
+    old_lines, new_lines = _split(change.old_text), _split(change.new_text)
+    if len(old_lines) != 1 or len(new_lines) != 1 or _HEADER.match(new_lines[0]):
+        return
+    argument_change = _argument_change(old_lines[0], new_lines[0])
+    if argument_change is None:
+        return
+    for row, line in enumerate(lines):
+        if row in edited:
+            continue
+        for name, a, b in reversed(_calls(line)):
+            if name != argument_change.name:
+                continue
+            arguments = argument_change.apply(_split_arguments(line[a:b]))
+            if arguments is not None:
+                line = line[:a] + ", ".join(arguments) + line[b:]
+        if line != lines[row]:
+            yield PatternEdit(row, row + 1, line, CALL_SITE)
+
+
+# --- same line --------------------------------------------------------------------------
+
+
+def _same_lines(lines: list[str], change: Change, edited: range) -> Iterable[PatternEdit]:
+    old_lines, new_lines = _split(change.old_text), _split(change.new_text)
+    if len(old_lines) != 1 or len(new_lines) > 1:
+        return
+    old = old_lines[0].strip()
+    if len(old) < 6:  # short lines (`pass`, `else:`) repeat by coincidence
+        return
+    new = new_lines[0].strip() if new_lines else None
+    for row, line in enumerate(lines):
+        if row in edited or line.strip() != old:
+            continue
+        if new is None:
+            yield PatternEdit(row, row + 1, "", SAME_LINE)
+        else:
+            ending = line[len(line.rstrip("\r\n")) :]
+            yield PatternEdit(row, row + 1, line[: _indent_of(line)] + new + ending, SAME_LINE)

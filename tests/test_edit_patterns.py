@@ -1,0 +1,110 @@
+"""Edit patterns: the newest change carried to the places it applies again."""
+
+from model.edit_patterns import CALL_SITE, RENAME, SAME_LINE, Change, net_change, pattern_edits
+from model.next_edit import EditRecord, pattern_proposals
+
+
+def lines_of(text: str) -> list[str]:
+    return text.splitlines(keepends=True)
+
+
+FUNCTION = '''def total(amount, rate):
+    """Sum of value and rate."""
+    scaled = value * rate  # value, before tax
+    label = "value"
+    return self.value + value
+
+
+def other(value):
+    return value
+'''
+
+
+def test_a_renamed_parameter_is_carried_through_its_function_only() -> None:
+    change = Change(0, "def total(value, rate):\n", "def total(amount, rate):\n")
+    edits = pattern_edits(lines_of(FUNCTION), change, "m.py")
+    # Strings, comments, attributes and the docstring keep the old word; `other`'s own
+    # `value` is untouched.
+    assert [(e.start_line, e.end_line, e.new_text, e.kind) for e in edits] == [
+        (2, 3, "    scaled = amount * rate  # value, before tax\n", RENAME),
+        (4, 5, "    return self.value + amount\n", RENAME),
+    ]
+    assert edits[0].lines_away == 2 and edits[0].calibration_key == "rename:near"
+
+
+def test_a_run_of_consecutive_lines_is_one_edit() -> None:
+    text = "def f(n):\n    a = count + 1\n    b = count * 2\n    return a + b\n"
+    edits = pattern_edits(lines_of(text), Change(0, "def f(count):\n", "def f(n):\n"), "m.py")
+    assert [(e.start_line, e.end_line, e.new_text) for e in edits] == [
+        (1, 3, "    a = n + 1\n    b = n * 2\n")]
+
+
+def test_a_renamed_function_is_carried_to_its_callers_anywhere_in_the_file() -> None:
+    text = "def load(path):\n    return open(path)\n\n\nx = load('a')\n\n\ny = load('b')\n"
+    change = Change(0, "def fetch(path):\n", "def load(path):\n")
+    text = text.replace("load(", "fetch(").replace("def fetch", "def load", 1)
+    edits = pattern_edits(lines_of(text), change, "m.py")
+    assert [(e.start_line, e.new_text) for e in edits] == [(4, "x = load('a')\n"), (7, "y = load('b')\n")]
+
+
+def test_a_changed_annotation_or_builtin_is_not_a_rename() -> None:
+    text = "def f(items: Sequence[int]) -> list:\n    return list(items)\n"
+    change = Change(0, "def f(items: list[int]) -> list:\n", "def f(items: Sequence[int]) -> list:\n")
+    assert pattern_edits(lines_of(text), change, "m.py") == []
+    local = "x = 1\nresult = str(x)\nprint(str(x))\n"
+    assert pattern_edits(lines_of(local), Change(1, "result = repr(x)\n", "result = str(x)\n"), "m.py") == []
+
+
+def test_an_argument_added_to_one_call_is_offered_at_the_next_call() -> None:
+    text = "a = fetch(url, timeout=5)\nb = fetch(other)\nc = fetch(third, timeout=5)\nd = fetchall(x)\n"
+    change = Change(0, "a = fetch(url)\n", "a = fetch(url, timeout=5)\n")
+    edits = pattern_edits(lines_of(text), change, "m.py")
+    assert [(e.start_line, e.new_text, e.kind) for e in edits] == [(1, "b = fetch(other, timeout=5)\n", CALL_SITE)]
+
+
+def test_a_replaced_or_removed_argument_follows_the_same_rule() -> None:
+    text = "run(cmd, check=True)\nrun(other, check=False)\nrun(x, shell=True)\n"
+    replaced = pattern_edits(lines_of(text), Change(0, "run(cmd, check=False)\n", "run(cmd, check=True)\n"), "m.py")
+    assert [(e.start_line, e.new_text) for e in replaced] == [(1, "run(other, check=True)\n")]
+    text = "run(cmd)\nrun(x, shell=True)\nrun(y)\n"
+    removed = pattern_edits(lines_of(text), Change(0, "run(cmd, shell=True)\n", "run(cmd)\n"), "m.py")
+    assert [(e.start_line, e.new_text) for e in removed] == [(1, "run(x)\n")]
+
+
+def test_a_deleted_line_offers_its_twin_and_a_rewritten_line_its_copies() -> None:
+    text = "def a():\n    x = 1\n    return x\n\ndef b():\n    print('debugging here')\n    return 2\n"
+    deleted = pattern_edits(lines_of(text), Change(1, "    print('debugging here')\n", ""), "m.py")
+    assert [(e.start_line, e.end_line, e.new_text, e.kind) for e in deleted] == [(5, 6, "", SAME_LINE)]
+    text = "if a:\n    log.info('x')\nelse:\n        log.warn('x')\n"
+    rewritten = pattern_edits(lines_of(text), Change(1, "    log.warn('x')\n", "    log.info('x')\n"), "m.py")
+    assert [(e.start_line, e.new_text) for e in rewritten] == [(3, "        log.info('x')\n")]
+
+
+def test_short_common_lines_are_not_twins() -> None:
+    text = "if a:\n    pass\nelse:\n    pass\n"
+    assert pattern_edits(lines_of(text), Change(1, "    pass\n", ""), "m.py") == []
+
+
+def test_keystrokes_on_one_line_add_up_to_one_change() -> None:
+    typed = [Change(3, "x = value\n", "x = \n"), Change(3, "x = \n", "x = a\n"), Change(3, "x = a\n", "x = am\n")]
+    assert net_change(typed) == Change(3, "x = value\n", "x = am\n")
+    # An edit elsewhere in between ends the chain.
+    assert net_change([typed[0], Change(9, "y\n", "z\n"), typed[1]]) == typed[1]
+    assert net_change([]) is None
+
+
+def test_only_edits_of_the_document_asked_about_drive_the_patterns() -> None:
+    text = "def f(n):\n    return n\n"
+    here = EditRecord("m.py", 0, "def f(count):\n", "def f(n):\n", in_document=True)
+    there = EditRecord("other.py", 0, "total = 1\n", "amount = 1\n", in_document=False)
+    assert [(p.start_line, p.new_text) for p in pattern_proposals(lines_of(text.replace("return n", "return count")),
+                                                                  [here, there])] == [(1, "    return n\n")]
+    assert pattern_proposals(lines_of(text), [there]) == []
+
+
+def test_proposals_below_the_change_come_before_those_above() -> None:
+    text = "y = total\ntotal = 3\nz = total\n"
+    edits = pattern_edits(lines_of(text.replace("total = 3", "amount = 3")), Change(1, "total = 3\n", "amount = 3\n"),
+                          "m.py")
+    assert [(e.start_line, e.lines_away) for e in edits] == [(2, 1), (0, -1)]
+    assert [e.calibration_key for e in edits] == ["rename:near", "rename:above"]
