@@ -101,3 +101,88 @@ async def test_the_debug_request_is_off_by_default() -> None:
         with pytest.raises(LspError) as raised:
             await client.request("redraft/debugState")
         assert raised.value.code == -32601
+
+
+RENAME_DOC = (
+    "def area(width, height):\n"
+    "    # café ☕: the size of the box\n"
+    "    half = width / 2\n"
+    "    return half * height\n"
+    "\n"
+    "\n"
+    "width = 3\n"
+)
+
+
+async def next_edit(client: LspClient, uri: str, line: int, character: int) -> Any:
+    return await client.request("redraft/nextEdit", {"textDocument": {"uri": uri},
+                                                     "position": {"line": line, "character": character}})
+
+
+def applied(text: str, item: dict[str, Any]) -> str:
+    """The document after an item's edit (UTF-16 positions, as negotiated by default)."""
+    lines = text.split("\n")
+
+    def offset(position: dict[str, int]) -> int:
+        before = sum(len(line) + 1 for line in lines[: position["line"]])
+        units = lines[position["line"]].encode("utf-16-le")[: 2 * position["character"]]
+        return before + len(units.decode("utf-16-le"))
+
+    edit = item["edit"]
+    return text[: offset(edit["range"]["start"])] + edit["newText"] + text[offset(edit["range"]["end"]) :]
+
+
+def as_change(item: dict[str, Any]) -> dict[str, Any]:
+    """The didChange content change a client sends when it applies an item."""
+    return {"range": item["edit"]["range"], "text": item["edit"]["newText"]}
+
+
+async def test_a_renamed_parameter_is_offered_at_its_uses_with_default_options() -> None:
+    async with LspClient(SERVER, timeout=60) as client:
+        await client.initialize({"requestTimeoutMs": 20_000})
+        await client.initialized()
+        uri = "file:///rename.py"
+        await client.did_open(uri, RENAME_DOC)
+        # `width` → `w` in the signature: delete the word, then type the new name.
+        await client.did_change(uri, 2, [edit(0, 9, 14, "")])
+        await client.did_change(uri, 3, [edit(0, 9, 9, "w")])
+        text = RENAME_DOC.replace("(width,", "(w,")
+        result = await next_edit(client, uri, 0, 10)
+        assert result is not None and result["items"], "no next edit after a rename"
+        first = result["items"][0]
+        assert first["textDocument"] == {"uri": uri, "version": 3}
+        assert 0.0 < first["confidence"] <= 1.0
+        assert [i["confidence"] for i in result["items"]] == sorted((i["confidence"] for i in result["items"]),
+                                                                    reverse=True)
+        text = applied(text, first)
+        assert text == RENAME_DOC.replace("(width,", "(w,").replace("half = width", "half = w")
+        # Accept it: the function has no other use, and the module-level `width` is out of
+        # scope, so the server stays quiet.
+        await client.did_change(uri, 4, [as_change(first)])
+        assert await next_edit(client, uri, 2, 12) is None
+
+
+async def test_an_added_argument_is_offered_at_the_next_call_and_a_deleted_line_at_its_twin() -> None:
+    doc = "a = fetch(url)\nc = fetch(other)\nb = 1\nprint('checking the value')\nd = 2\nprint('checking the value')\n"
+    async with LspClient(SERVER, timeout=60) as client:
+        await client.initialize({"requestTimeoutMs": 20_000, "debugRequests": True})
+        await client.initialized()
+        uri = "file:///calls.py"
+        await client.did_open(uri, doc)
+        await client.did_change(uri, 2, [edit(0, 13, 13, ", timeout=5")])
+        text = doc.replace("fetch(url)", "fetch(url, timeout=5)")
+        result = await next_edit(client, uri, 0, 24)
+        assert result is not None
+        text = applied(text, result["items"][0])
+        assert "c = fetch(other, timeout=5)\n" in text
+        await client.did_change(uri, 3, [as_change(result["items"][0])])
+        # Delete the first print line (not touching the accepted edit, which would merge into
+        # one event with it): its twin below is offered for deletion.
+        await client.did_change(uri, 4, [{"range": {"start": {"line": 3, "character": 0},
+                                                    "end": {"line": 4, "character": 0}}, "text": ""}])
+        text = text.replace("print('checking the value')\n", "", 1)
+        state = await client.request("redraft/debugState")
+        assert state["documents"][uri]["text"] == text
+        result = await next_edit(client, uri, 3, 0)
+        assert result is not None
+        assert applied(text, result["items"][0]) == text.replace("print('checking the value')\n", "")
