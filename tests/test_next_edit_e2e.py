@@ -186,3 +186,11 @@ async def test_an_added_argument_is_offered_at_the_next_call_and_a_deleted_line_
         result = await next_edit(client, uri, 3, 0)
         assert result is not None
         assert applied(text, result["items"][0]) == text.replace("print('checking the value')\n", "")
+
+
+async def test_without_recent_edits_the_server_stays_quiet_by_default() -> None:
+    async with LspClient(SERVER, timeout=60) as client:
+        await client.initialize({"requestTimeoutMs": 20_000})
+        await client.initialized()
+        await client.did_open("file:///quiet.py", RENAME_DOC)
+        assert await next_edit(client, "file:///quiet.py", 2, 4) is None
