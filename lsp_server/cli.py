@@ -89,6 +89,9 @@ def build_parser() -> argparse.ArgumentParser:
     nextedit.add_argument("--data", type=Path, required=True, help="jsonl of {path, old, new} file pairs")
     nextedit.add_argument("--limit", type=int, help="first N file pairs only")
     nextedit.add_argument("--cases-per-pair", type=int, default=2, help="hunks asked about per file pair")
+    nextedit.add_argument("--threshold", type=float, default=0.0,
+                          help="nextEditConfidenceThreshold sent to the server (0: see every proposal; "
+                               "0.5, the default the server serves, measures the served latency)")
     decode = suites.add_parser("decode", help="commit rules side by side on the same FIM cases (in-process)")
     decode.add_argument("--data", type=Path, required=True, help="a HumanEval-infilling .jsonl.gz")
     decode.add_argument("--limit", type=int, default=100, help="first N cases only")

@@ -185,7 +185,8 @@ def bench(args: argparse.Namespace) -> int:
     if args.suite == "nextedit":
         from lsp_server.bench.nextedit import format_nextedit, run_nextedit_bench
 
-        print(format_nextedit(run_nextedit_bench(args.data, args.limit, args.cases_per_pair, command)))
+        print(format_nextedit(run_nextedit_bench(args.data, args.limit, args.cases_per_pair, command,
+                                                 threshold=args.threshold)))
         return 0
 
     from lsp_server.bench.fim import format_report, run_fim_bench

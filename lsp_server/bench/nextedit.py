@@ -3,9 +3,10 @@
 For each file pair (a file in two releases) and a chosen hunk k ≥ 1: open the old file,
 apply hunks 1..k-1 as incremental ``didChange`` events, put the cursor at the end of the
 last applied hunk, call ``redraft/nextEdit`` and apply ``items[0].edit`` — exactly the
-evaluation's contract. The server runs with ``nextEditConfidenceThreshold`` 0 so every
-proposal and its confidence is seen; shown rate and precision at each threshold are then
-computed here.
+evaluation's contract. By default the server runs with ``nextEditConfidenceThreshold`` 0
+so every proposal and its confidence is seen; shown rate and precision at each threshold
+are then computed here. That also runs the network on every request, which the served
+default (0.5) skips: ``--threshold 0.5`` measures the latency users get.
 
 - exact: the document after the edit equals the file after hunk k (lines compared with
   trailing whitespace ignored);
@@ -96,11 +97,12 @@ async def _case(client: LspClient, uri: str, pair: EditPair, k: int) -> NextEdit
     return NextEditOutcome(float(item["confidence"]), is_exact(edited, "".join(expected)), located, latency)
 
 
-async def _run(pairs: list[EditPair], cases_per_pair: int, command: list[str], seed: int) -> NextEditReport:
+async def _run(pairs: list[EditPair], cases_per_pair: int, command: list[str], seed: int,
+               threshold: float) -> NextEditReport:
     rng = random.Random(seed)
     report = NextEditReport()
     async with LspClient(command, timeout=120) as client:
-        await client.initialize({"confidenceThreshold": 0.0, "nextEditConfidenceThreshold": 0.0,
+        await client.initialize({"confidenceThreshold": 0.0, "nextEditConfidenceThreshold": threshold,
                                  "requestTimeoutMs": 30_000})
         await client.initialized()
         n = 0
@@ -115,8 +117,8 @@ async def _run(pairs: list[EditPair], cases_per_pair: int, command: list[str], s
 
 
 def run_nextedit_bench(data: Path, limit: int | None, cases_per_pair: int, command: list[str],
-                       seed: int = 0) -> NextEditReport:
-    return asyncio.run(_run(read_pairs(data, limit), cases_per_pair, command, seed))
+                       seed: int = 0, threshold: float = 0.0) -> NextEditReport:
+    return asyncio.run(_run(read_pairs(data, limit), cases_per_pair, command, seed, threshold))
 
 
 def format_nextedit(report: NextEditReport) -> str:
