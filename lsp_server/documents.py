@@ -7,8 +7,9 @@ positions are computed here with LSP's own line rule and the negotiated encoding
 
 from __future__ import annotations
 
+import itertools
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from lsprotocol import types
 
@@ -17,6 +18,8 @@ _LINE_BREAK = re.compile(r"\r\n|\r|\n")
 
 def line_starts(text: str) -> list[int]:
     """Offsets (code points) where each LSP line starts."""
+    if "\r" not in text:  # the common case, ~10× faster: split and running sums stay in C
+        return [0, *itertools.accumulate(len(line) + 1 for line in text.split("\n")[:-1])]
     return [0, *(m.end() for m in _LINE_BREAK.finditer(text))]
 
 
@@ -76,13 +79,22 @@ class Document:
     text: str
     version: int | None = None
     language_id: str = ""
+    _starts: tuple[str, list[int]] | None = field(default=None, repr=False, compare=False)
+
+    @property
+    def starts(self) -> list[int]:
+        """Line starts of the current text, computed once per text (a 10 MB document takes
+        tens of milliseconds to scan, and each keystroke would otherwise scan it twice)."""
+        if self._starts is None or self._starts[0] is not self.text:
+            self._starts = (self.text, line_starts(self.text))
+        return self._starts[1]
 
     def offset_at(self, position: types.Position, encoding: str) -> int:
-        return offset_at(self.text, position, encoding)
+        return offset_at(self.text, position, encoding, self.starts)
 
     def apply_change(self, change: types.TextDocumentContentChangeEvent, encoding: str) -> None:
         if isinstance(change, types.TextDocumentContentChangePartial):
-            starts = line_starts(self.text)
+            starts = self.starts
             start = offset_at(self.text, change.range.start, encoding, starts)
             end = offset_at(self.text, change.range.end, encoding, starts)
             start, end = min(start, end), max(start, end)

@@ -16,7 +16,7 @@ from typing import Any
 from lsprotocol import types
 from pygls.exceptions import JsonRpcInvalidParams
 
-from lsp_server.documents import Document, line_starts, position_at
+from lsp_server.documents import Document, position_at
 from lsp_server.edit_log import EditLog
 from lsp_server.engine import Engine, JobStopped, LoggedEdit, ModelEdit, ModelUnavailable, NextEditQuery
 from lsp_server.options import ServerOptions
@@ -79,7 +79,7 @@ class NextEditService:
         text = document.text
         history = tuple(LoggedEdit(_path_of(e.uri), e.start_line, e.old_text, e.new_text, e.uri == document.uri)
                         for e in self.edit_log.events())
-        cursor_line = min(params.line, max(0, len(line_starts(text)) - 1))
+        cursor_line = min(params.line, max(0, len(document.starts) - 1))
         query = NextEditQuery(text, history, cursor_line, MAX_ITEMS, options.sampler_threshold,
                               options.next_edit_confidence_threshold)
         try:
@@ -95,7 +95,7 @@ class NextEditService:
     @staticmethod
     def _item(document: Document, edit: ModelEdit, encoding: str) -> dict[str, Any]:
         text = document.text
-        starts = line_starts(text)
+        starts = document.starts
         start = starts[edit.start_line] if edit.start_line < len(starts) else len(text)
         end = starts[edit.end_line] if edit.end_line < len(starts) else len(text)
         start, end, new_text = trimmed_edit(text, start, end, edit.new_text)

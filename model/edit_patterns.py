@@ -32,6 +32,8 @@ CALL_SITE = "call_site"
 SAME_LINE = "same_line"
 KINDS = (RENAME, CALL_SITE, SAME_LINE)
 NEAR_LINES = 30
+# Lines looked at on each side of the change: bounds the work in a huge file.
+WINDOW_LINES = 3_000
 CALIBRATION_KEYS = tuple(f"{kind}:{where}" for kind in KINDS for where in ("near", "far", "above"))
 
 _TOKEN = re.compile(r"[A-Za-z_]\w*|\d[\w.]*|\s+|.", re.DOTALL)
@@ -93,8 +95,9 @@ def pattern_edits(lines: list[str], change: Change, path: str = "") -> list[Patt
     first, lines below it before lines above at the same distance."""
     found: dict[int, PatternEdit] = {}
     edited = range(change.start_line, change.start_line + _line_count(change.new_text))
-    for edit in (*_renames(lines, change, edited, path), *_call_sites(lines, change, edited),
-                 *_same_lines(lines, change, edited)):
+    window = range(max(0, change.start_line - WINDOW_LINES), min(len(lines), edited.stop + WINDOW_LINES))
+    for edit in (*_renames(lines, change, edited, window, path), *_call_sites(lines, change, edited, window),
+                 *_same_lines(lines, change, edited, window)):
         found.setdefault(edit.start_line, edit)
 
     def away(edit: PatternEdit) -> int:
@@ -160,7 +163,7 @@ def _renamed_identifier(old: str, new: str) -> tuple[str, str, bool] | None:
     return pair[0], pair[1], dotted
 
 
-def _renames(lines: list[str], change: Change, edited: range, path: str) -> Iterable[PatternEdit]:
+def _renames(lines: list[str], change: Change, edited: range, window: range, path: str) -> Iterable[PatternEdit]:
     old_lines, new_lines = _split(change.old_text), _split(change.new_text)
     if len(old_lines) != len(new_lines):
         return
@@ -183,7 +186,7 @@ def _renames(lines: list[str], change: Change, edited: range, path: str) -> Iter
     old_name, new_name, dotted = found
     if old_name in _BUILTIN_NAMES:  # `list` → `Sequence` here says nothing about `list` there
         return
-    rows: Iterable[int] = range(len(lines))
+    rows: range = window
     if header_row is not None:  # a parameter: only its function's body
         rows = _block_after(lines, header_row)
     elif not dotted:  # a local name: only the function around the change, if any
@@ -191,9 +194,11 @@ def _renames(lines: list[str], change: Change, edited: range, path: str) -> Iter
         if enclosing is not None:
             rows = _block_after(lines, enclosing)
     comment = _comment_marker(path)
-    in_strings = _lines_inside_triple_quotes(lines) if comment == "#" else set()
-    for row in rows:
-        if (row in edited and row != header_row) or row in in_strings:
+    using = [row for row in range(max(rows.start, window.start), min(rows.stop, window.stop))
+             if old_name in lines[row] and (row not in edited or row == header_row)]
+    in_strings = _lines_inside_triple_quotes(lines) if using and comment == "#" else set()
+    for row in using:
+        if row in in_strings:
             continue
         rewritten = _replace_name(lines[row], old_name, new_name, dotted, comment)
         if rewritten != lines[row]:
@@ -387,15 +392,17 @@ def _argument_change(old: str, new: str) -> _ArgumentChange | None:
     return _ArgumentChange(name, tuple(_split_arguments(before)), tuple(_split_arguments(after)))
 
 
-def _call_sites(lines: list[str], change: Change, edited: range) -> Iterable[PatternEdit]:
+def _call_sites(lines: list[str], change: Change, edited: range, window: range) -> Iterable[PatternEdit]:
     old_lines, new_lines = _split(change.old_text), _split(change.new_text)
     if len(old_lines) != 1 or len(new_lines) != 1 or _HEADER.match(new_lines[0]):
         return
     argument_change = _argument_change(old_lines[0], new_lines[0])
     if argument_change is None:
         return
-    for row, line in enumerate(lines):
-        if row in edited:
+    called = argument_change.name + "("
+    for row in window:
+        line = lines[row]
+        if row in edited or called not in line:
             continue
         for name, a, b in reversed(_calls(line)):
             if name != argument_change.name:
@@ -410,7 +417,7 @@ def _call_sites(lines: list[str], change: Change, edited: range) -> Iterable[Pat
 # --- same line --------------------------------------------------------------------------
 
 
-def _same_lines(lines: list[str], change: Change, edited: range) -> Iterable[PatternEdit]:
+def _same_lines(lines: list[str], change: Change, edited: range, window: range) -> Iterable[PatternEdit]:
     old_lines, new_lines = _split(change.old_text), _split(change.new_text)
     if len(old_lines) != 1 or len(new_lines) > 1:
         return
@@ -418,8 +425,9 @@ def _same_lines(lines: list[str], change: Change, edited: range) -> Iterable[Pat
     if len(old) < 6:  # short lines (`pass`, `else:`) repeat by coincidence
         return
     new = new_lines[0].strip() if new_lines else None
-    for row, line in enumerate(lines):
-        if row in edited or line.strip() != old:
+    for row in window:
+        line = lines[row]
+        if row in edited or old not in line or line.strip() != old:
             continue
         if new is None:
             yield PatternEdit(row, row + 1, "", SAME_LINE)
