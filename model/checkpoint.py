@@ -70,7 +70,7 @@ def load_model(folder: Path = SHIPPED_DIR, dtype: torch.dtype = torch.float32) -
         raise ModelLoadError(f"cannot read the model in {folder}: {exc}") from exc
     if tokenizer.vocab_size != network.config.vocab_size:
         raise ModelLoadError(
-            f"tokenizer has {tokenizer.vocab_size} tokens but the network expects "
+            f"the tokenizer in {folder} has {tokenizer.vocab_size} tokens but the network expects "
             f"{network.config.vocab_size}"
         )
     try:

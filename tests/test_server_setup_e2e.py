@@ -68,4 +68,48 @@ async def test_a_missing_model_is_reported_once_and_the_server_keeps_answering(t
         await client.stop()
 
 
+def _broken_copy(folder: Path, fault: str) -> Path:
+    """The shipped model with one fault."""
+    import json
+    import shutil
+
+    from model.checkpoint import SHIPPED_DIR
+
+    shutil.copytree(SHIPPED_DIR, folder, dirs_exist_ok=True)
+    if fault == "truncated weights":
+        weights = folder / "model.safetensors"
+        weights.write_bytes(weights.read_bytes()[: weights.stat().st_size // 2])
+    elif fault == "tokenizer of another size":
+        tokenizer = json.loads((folder / "tokenizer.json").read_text())
+        vocab = tokenizer["model"]["vocab"]
+        for token in sorted(vocab, key=vocab.__getitem__)[-100:]:
+            del vocab[token]
+        tokenizer["model"]["merges"] = tokenizer["model"]["merges"][:-100]
+        (folder / "tokenizer.json").write_text(json.dumps(tokenizer))
+    elif fault == "config that doesn't match the weights":
+        config = json.loads((folder / "config.json").read_text())
+        config["network"]["d_model"] = 128
+        (folder / "config.json").write_text(json.dumps(config))
+    elif fault == "corrupt config":
+        (folder / "config.json").write_text("{not json")
+    return folder
+
+
+@pytest.mark.parametrize("fault", ["truncated weights", "tokenizer of another size",
+                                   "config that doesn't match the weights", "corrupt config"])
+async def test_a_broken_model_is_reported_once_and_the_server_keeps_answering(tmp_path: Path, fault: str) -> None:
+    folder = _broken_copy(tmp_path / "model", fault)
+    client = await start([sys.executable, "-m", "lsp_server", "--model", str(folder), "serve"])
+    try:
+        await client.initialize_session(initialize_params(0.0))
+        uri = open_document(client, "while True\n")
+        assert await complete(client, uri, 0, 10) is None
+        assert await complete(client, uri, 0, 10) is None
+        errors = [m for m in client.messages if m.type == types.MessageType.Error]
+        assert len(errors) == 1 and str(folder) in errors[0].message, errors
+    finally:
+        await client.shutdown_session()
+        await client.stop()
+
+
 pytestmark = pytest.mark.asyncio
