@@ -175,6 +175,18 @@ def bench(args: argparse.Namespace) -> int:
     if args.model:
         command += ["--model", str(args.model)]
     command.append("serve")
+    if args.suite == "fuzz":
+        from lsp_server.bench.fuzz import format_fuzz, run_fuzz_bench
+
+        print(format_fuzz(run_fuzz_bench(args.sessions, args.steps, command, args.seed)))
+        return 0
+
+    if args.suite == "soak":
+        from lsp_server.bench.soak import format_soak, run_soak_bench
+
+        print(format_soak(run_soak_bench(args.requests, args.files or None, command)))
+        return 0
+
     if args.suite == "latency":
         from lsp_server.bench.latency import format_latency, run_latency_bench
 

@@ -4,7 +4,6 @@ surrogate-pair text, and checks after every step that the server is alive and th
 copy of every document equals a reference copy kept here (UTF-16 positions)."""
 
 import asyncio
-import re
 import sys
 import threading
 from collections.abc import Coroutine
@@ -14,6 +13,7 @@ from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
 
+from lsp_server.bench.fuzz import apply_reference, char_boundary_positions, format_fuzz, run_fuzz_bench
 from lsp_server.bench.lsp_client import LspClient, LspError
 
 T = TypeVar("T")
@@ -35,48 +35,6 @@ class Loop:
 
 
 LOOP = Loop()
-
-
-def utf16_lines(text: str) -> list[tuple[int, int]]:
-    """(start, end) of each LSP line's content, in UTF-16 code units."""
-    units = text.encode("utf-16-le")
-    decoded = units.decode("utf-16-le")
-    assert decoded == text
-    spans, start, offset = [], 0, 0
-    for match in re.finditer(r"\r\n|\r|\n", text):
-        begin = len(text[: match.start()].encode("utf-16-le")) // 2
-        spans.append((start, begin))
-        start = len(text[: match.end()].encode("utf-16-le")) // 2
-    spans.append((start, len(units) // 2))
-    del offset
-    return spans
-
-
-def apply_reference(text: str, start: tuple[int, int], end: tuple[int, int], new: str) -> str:
-    lines = utf16_lines(text)
-    units = text.encode("utf-16-le")
-
-    def offset(position: tuple[int, int]) -> int:
-        line, character = position
-        if line >= len(lines):
-            return len(units) // 2
-        begin, finish = lines[line]
-        return min(begin + character, finish)
-
-    a, b = sorted((offset(start), offset(end)))
-    return (units[: 2 * a] + new.encode("utf-16-le") + units[2 * b :]).decode("utf-16-le")
-
-
-def char_boundary_positions(text: str) -> list[tuple[int, int]]:
-    """Every position between two characters (never inside a surrogate pair)."""
-    positions = []
-    for line_no, line in enumerate(re.split(r"\r\n|\r|\n", text)):
-        units = 0
-        positions.append((line_no, 0))
-        for ch in line:
-            units += 2 if ord(ch) > 0xFFFF else 1
-            positions.append((line_no, units))
-    return positions
 
 
 class ServerMachine(RuleBasedStateMachine):
@@ -154,3 +112,17 @@ ServerMachine.TestCase.settings = settings(
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
 )
 TestServerAgainstReference = ServerMachine.TestCase
+
+
+def test_the_fuzz_bench_runs_sessions_and_finds_no_divergence() -> None:
+    report = run_fuzz_bench(sessions=3, steps=12, command=SERVER, seed=5)
+    assert (report.sessions, report.steps) == (3, 36) and report.requests > 0
+    assert (report.crashes, report.divergences, report.errors) == (0, 0, 0)
+    assert "document divergences" in format_fuzz(report)
+
+
+def test_the_reference_applies_lsp_ranges_in_utf16_with_lsp_line_breaks() -> None:
+    text = "a😀b\x0cc\r\nd"
+    assert apply_reference(text, (0, 1), (0, 3), "X") == "aXb\x0cc\r\nd"  # the pair is 2 units
+    assert apply_reference(text, (1, 0), (1, 9), "") == "a😀b\x0cc\r\n"  # past the end: clamped
+    assert (0, 5) in char_boundary_positions(text) and (0, 2) not in char_boundary_positions(text)
