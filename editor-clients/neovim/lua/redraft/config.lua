@@ -14,6 +14,16 @@ local M = {}
 ---@field dismiss redraft.Key      Hide the suggestion.
 ---@field suggest redraft.Key      Ask for suggestions now (an "Invoked" request: several candidates).
 
+---@class redraft.NextEditKeymaps  Normal-mode keys, active only while a proposal is shown.
+---@field jump redraft.Key     Move the cursor to the proposed edit.
+---@field accept redraft.Key   Apply the proposed edit.
+---@field dismiss redraft.Key  Hide it (the server hears it was not wanted).
+
+---@class redraft.NextEdit
+---@field enabled boolean      Ask for the next edit after each change.
+---@field debounce_ms integer  Quiet time after the last change before asking.
+---@field keymaps redraft.NextEditKeymaps
+
 ---@class redraft.Config
 ---@field enabled boolean          Start enabled; `:Redraft disable` turns everything off at run time.
 ---@field filetypes string[]       Filetypes the server is started for.
@@ -25,6 +35,8 @@ local M = {}
 ---@field debounce_ms integer      Quiet time after the last keystroke before asking.
 ---@field feedback boolean         Tell the server about accepted/dismissed items that carry an `id`.
 ---@field keymaps redraft.Keymaps
+---@field next_edit redraft.NextEdit
+---@field inline_completion 'plugin'|'builtin'  Who draws ghost text: this plugin, or Neovim's own `vim.lsp.inline_completion` (Neovim 0.12+; on older versions the plugin draws it and says so once).
 
 ---@type redraft.Config
 M.defaults = {
@@ -46,6 +58,12 @@ M.defaults = {
     dismiss = '<C-]>',
     suggest = '<M-\\>',
   },
+  next_edit = {
+    enabled = true,
+    debounce_ms = 300,
+    keymaps = { jump = '<M-n>', accept = '<M-y>', dismiss = '<M-e>' },
+  },
+  inline_completion = 'plugin',
 }
 
 ---@type redraft.Config
@@ -119,6 +137,22 @@ function M.set(opts)
       ))
     end
   end
+
+  vim.validate('next_edit', merged.next_edit, 'table')
+  vim.validate('next_edit.enabled', merged.next_edit.enabled, 'boolean')
+  vim.validate('next_edit.debounce_ms', merged.next_edit.debounce_ms, function(v)
+    return type(v) == 'number' and v >= 0 and v == math.floor(v)
+  end, 'integer >= 0')
+  vim.validate('next_edit.keymaps', merged.next_edit.keymaps, 'table')
+  for name, lhs in pairs(merged.next_edit.keymaps) do
+    if M.defaults.next_edit.keymaps[name] == nil then
+      error(('next_edit.keymaps.%s: unknown keymap (known: jump, accept, dismiss)'):format(name))
+    end
+    vim.validate('next_edit.keymaps.' .. name, lhs, is_key, 'key string or false')
+  end
+  vim.validate('inline_completion', merged.inline_completion, function(v)
+    return v == 'plugin' or v == 'builtin'
+  end, "'plugin' or 'builtin'")
 
   current = merged
   return current

@@ -6,6 +6,10 @@ local M = {}
 M.groups = {
   RedraftSuggestion = 'Comment', -- the ghost text itself
   RedraftAnnotation = 'NonText', -- the "2/3" candidate marker
+  RedraftNextEditDelete = 'DiffDelete', -- text a proposed next edit removes
+  RedraftNextEditInsert = 'DiffAdd', -- text it adds (virtual text)
+  RedraftNextEditSign = 'DiagnosticSignHint', -- the sign on its line
+  RedraftNextEditHint = 'DiagnosticHint', -- "next edit: line N" when it is off screen
 }
 
 function M.define()

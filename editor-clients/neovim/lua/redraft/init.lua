@@ -8,12 +8,39 @@ local GROUP = 'redraft'
 
 local enabled = false
 
--- Autocmds for one buffer the server attached to: they drive the ghost text.
+-- `inline_completion = 'builtin'`: Neovim 0.12's own ghost text draws the server's items.
+-- Older versions don't have it: say so once and draw them ourselves.
+local function use_builtin_inline_completion(bufnr)
+  if require('redraft.config').get().inline_completion ~= 'builtin' then
+    return false
+  end
+  local builtin = vim.lsp.inline_completion
+  if builtin == nil then
+    vim.notify_once(
+      "redraft: inline_completion = 'builtin' needs Neovim 0.12 (vim.lsp.inline_completion); using the plugin's ghost text",
+      vim.log.levels.WARN
+    )
+    return false
+  end
+  builtin.enable(true, { bufnr = bufnr })
+  return true
+end
+
+-- Autocmds for one buffer the server attached to: they drive the ghost text and next edits.
 local function watch_buffer(bufnr)
   local suggestion = require('redraft.suggestion')
+  local next_edit = require('redraft.next_edit')
   local group = vim.api.nvim_create_augroup('redraft_buffer_' .. bufnr, { clear = true })
   local function on(events, desc, callback)
     vim.api.nvim_create_autocmd(events, { group = group, buffer = bufnr, desc = desc, callback = callback })
+  end
+  on({ 'TextChanged', 'TextChangedI' }, 'Redraft: ask for the next edit once the user pauses', function()
+    next_edit.on_change(bufnr)
+  end)
+  on('BufLeave', 'Redraft: hide the proposed next edit', next_edit.reset)
+  if use_builtin_inline_completion(bufnr) then
+    require('redraft.keymaps').attach(bufnr)
+    return
   end
   on('TextChangedI', 'Redraft: follow typing, ask for a suggestion', function()
     suggestion.sync()
@@ -94,6 +121,7 @@ function M.disable()
   end
   enabled = false
   require('redraft.suggestion').reset()
+  require('redraft.next_edit').reset()
   pcall(vim.api.nvim_del_augroup_by_name, GROUP)
   for _, client in ipairs(require('redraft.server').clients()) do
     for bufnr in pairs(client.attached_buffers) do
@@ -138,6 +166,10 @@ function M.status()
   if state then
     lines[#lines + 1] = ('suggestion %d/%d shown'):format(state.index, #state.candidates)
   end
+  local proposal = require('redraft.next_edit').describe()
+  if proposal then
+    lines[#lines + 1] = ('next edit proposed at line %d'):format(proposal.row + 1)
+  end
   return table.concat(lines, '\n')
 end
 
@@ -159,6 +191,15 @@ function M.prev()
 end
 function M.dismiss()
   require('redraft.suggestion').dismiss()
+end
+function M.next_edit_jump()
+  return require('redraft.next_edit').jump()
+end
+function M.next_edit_accept()
+  return require('redraft.next_edit').accept()
+end
+function M.next_edit_dismiss()
+  return require('redraft.next_edit').dismiss()
 end
 function M.suggest()
   require('redraft.suggestion').request(require('redraft.suggestion').INVOKED)

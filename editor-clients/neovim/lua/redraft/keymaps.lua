@@ -1,4 +1,4 @@
--- Buffer-local insert-mode keys. A key acts only when it has something to act on (a shown
+-- Buffer-local keys: insert-mode keys for ghost text, normal-mode keys for next edits. A key acts only when it has something to act on (a shown
 -- suggestion, no popup menu); otherwise it does exactly what it did before Redraft mapped
 -- it: the mapping it shadows, or the key's built-in meaning.
 
@@ -86,6 +86,32 @@ local ACTIONS = {
   },
 }
 
+-- Normal-mode actions on the next-edit proposal; each returns true when it handled the key.
+local NEXT_EDIT_ACTIONS = {
+  jump = { desc = 'Redraft: jump to the proposed next edit', run = function()
+    return require('redraft.next_edit').jump()
+  end },
+  accept = { desc = 'Redraft: apply the proposed next edit', run = function()
+    return require('redraft.next_edit').accept()
+  end },
+  dismiss = { desc = 'Redraft: dismiss the proposed next edit', run = function()
+    return require('redraft.next_edit').dismiss()
+  end },
+}
+
+local function map(bufnr, mode, lhs, action)
+  -- What the key did in this buffer so far: a buffer-local or global mapping, or {}.
+  local prev = vim.api.nvim_buf_call(bufnr, function()
+    return vim.fn.maparg(lhs, mode, false, true)
+  end)
+  installed[bufnr][mode .. lhs] = prev
+  vim.keymap.set(mode, lhs, function()
+    if not action.run() then
+      fallback(lhs, prev)
+    end
+  end, { buffer = bufnr, desc = action.desc, silent = true })
+end
+
 ---Map the configured keys in `bufnr` (idempotent).
 ---@param bufnr integer
 function M.attach(bufnr)
@@ -93,19 +119,15 @@ function M.attach(bufnr)
     return
   end
   installed[bufnr] = {}
-  for name, lhs in pairs(config.get().keymaps) do
+  local opts = config.get()
+  for name, lhs in pairs(opts.keymaps) do
     if lhs then
-      local action = ACTIONS[name]
-      -- What the key did in this buffer so far: a buffer-local or global mapping, or {}.
-      local prev = vim.api.nvim_buf_call(bufnr, function()
-        return vim.fn.maparg(lhs, 'i', false, true)
-      end)
-      installed[bufnr][lhs] = prev
-      vim.keymap.set('i', lhs, function()
-        if not action.run() then
-          fallback(lhs, prev)
-        end
-      end, { buffer = bufnr, desc = action.desc, silent = true })
+      map(bufnr, 'i', lhs, ACTIONS[name])
+    end
+  end
+  for name, lhs in pairs(opts.next_edit.keymaps) do
+    if lhs then
+      map(bufnr, 'n', lhs, NEXT_EDIT_ACTIONS[name])
     end
   end
 end
@@ -113,12 +135,13 @@ end
 ---Remove our keys from `bufnr`, restoring any buffer-local mapping they shadowed.
 ---@param bufnr integer
 function M.detach(bufnr)
-  for lhs, prev in pairs(installed[bufnr] or {}) do
+  for key, prev in pairs(installed[bufnr] or {}) do
+    local mode, lhs = key:sub(1, 1), key:sub(2)
     if vim.api.nvim_buf_is_valid(bufnr) then
-      pcall(vim.keymap.del, 'i', lhs, { buffer = bufnr })
+      pcall(vim.keymap.del, mode, lhs, { buffer = bufnr })
       if prev.buffer == 1 then
         vim.api.nvim_buf_call(bufnr, function()
-          vim.fn.mapset('i', false, prev)
+          vim.fn.mapset(mode, false, prev)
         end)
       end
     end

@@ -1,0 +1,170 @@
+-- Next edit end to end: rename a parameter in normal mode, the real `redraft serve` proposes
+-- the same rename at its use (on a line with non-ASCII text before it, where UTF-16
+-- characters and bytes differ), the plugin shows it, jumps there, accepts it; a second
+-- proposal is dismissed and the server counts the rejection. Plus the drawing of a proposal
+-- from a hand-written item, and the option that needs Neovim 0.12.
+
+local H = require('helpers')
+
+local child, dir
+local suite = { name = 'next edit' }
+
+function suite.setup()
+  dir = H.tempdir()
+  child = H.child({ XDG_STATE_HOME = dir })
+  child:lua(
+    [[
+    local cmd = ...
+    require('redraft').setup({
+      cmd = cmd,
+      -- Server defaults (nextEditConfidenceThreshold 0.5), but no ghost text in the way.
+      init_options = { confidenceThreshold = 1, requestTimeoutMs = 20000 },
+      position_encodings = { 'utf-16' },
+      next_edit = { debounce_ms = 50 },
+    })
+    ]],
+    H.server_cmd()
+  )
+end
+
+function suite.teardown()
+  child:stop()
+  vim.fn.delete(dir, 'rf')
+end
+
+local SOURCE = {
+  'def area(width, height):',
+  '    label = "café ☕ 😀"; half = width / 2',
+  '    return half * height',
+  '',
+  'def volume(depth, base):',
+  '    return depth * base  # naïve',
+}
+
+local function proposal()
+  return child:lua("return require('redraft.next_edit').describe()")
+end
+
+local function wait_proposal(what)
+  return child:wait("return require('redraft.next_edit').describe()", what, H.LSP_TIMEOUT)
+end
+
+-- Put the cursor on the first `word` of 1-based line `lnum` (normal mode) and change it.
+local function rename_at(lnum, word, new)
+  child:input('<Esc>')
+  child:wait("return vim.api.nvim_get_mode().mode == 'n'", 'normal mode')
+  child:lua(
+    [[
+    local lnum, word = ...
+    local col = vim.fn.getline(lnum):find(word, 1, true)
+    vim.api.nvim_win_set_cursor(0, { lnum, col - 1 })
+    ]],
+    lnum,
+    word
+  )
+  child:input('ciw' .. new .. '<Esc>')
+end
+
+local function stats()
+  local path = dir .. '/redraft/stats.json'
+  if vim.fn.filereadable(path) == 0 then
+    return nil
+  end
+  return vim.json.decode(table.concat(vim.fn.readfile(path), '\n'))
+end
+
+suite.tests = {
+  {
+    'a rename in a def is proposed at its use, then jumped to and accepted',
+    function()
+      child:open(dir .. '/area.py', SOURCE)
+      rename_at(1, 'width', 'w')
+      local shown = wait_proposal('a next edit after the rename')
+      -- The server trims the edit to what changes: `width` → `w` removes "idth".
+      H.eq({ row = 1, removed = 'idth', added = '' }, shown, 'the proposal')
+      -- The deleted text is highlighted where it is, in bytes: after the multibyte string.
+      local mark = child:lua([[
+        local ns = require('redraft.next_edit').ns
+        for _, m in ipairs(vim.api.nvim_buf_get_extmarks(0, ns, 0, -1, { details = true })) do
+          if m[4].hl_group == 'RedraftNextEditDelete' then return { m[2], m[3], m[4].end_col } end
+        end
+      ]])
+      local line = SOURCE[2]
+      local col = line:find('width', 1, true) -- 0-based byte column of "idth"
+      H.eq({ 1, col, col + #'idth' }, mark, 'the highlighted range (row, byte start, byte end)')
+      child:input('<M-n>')
+      child:wait(('return vim.api.nvim_win_get_cursor(0)[2] == %d'):format(col), 'the jump to the edit')
+      H.eq(2, child:lua('return vim.api.nvim_win_get_cursor(0)[1]'), 'cursor line after the jump')
+      child:input('<M-y>')
+      local expected = vim.deepcopy(SOURCE)
+      expected[1] = 'def area(w, height):'
+      expected[2] = '    label = "café ☕ 😀"; half = w / 2'
+      child:wait_lines(expected, 'the accepted next edit')
+      H.eq(nil, proposal(), 'nothing shown right after accepting')
+    end,
+  },
+  {
+    'a dismissed proposal is hidden and counted as rejected by the server',
+    function()
+      rename_at(5, 'depth', 'd')
+      wait_proposal('a next edit after the second rename')
+      child:input('<M-e>')
+      H.eq(nil, proposal(), 'nothing shown after dismissing')
+      H.wait(function()
+        local counts = stats()
+        return counts and counts.next_edit and counts.next_edit.rejected == 1
+      end, 'the server to count the rejection', function()
+        return vim.inspect(stats())
+      end, H.LSP_TIMEOUT)
+      -- With nothing shown, the keys do what they did before: <M-e> is not swallowed.
+      H.eq(false, child:lua("return require('redraft.next_edit').dismiss()"), 'dismiss with nothing shown')
+    end,
+  },
+  {
+    'a proposal for an older version of the buffer is not shown',
+    function()
+      local shown = child:lua([[
+        local client = vim.lsp.get_clients({ bufnr = 0, name = 'redraft' })[1]
+        local version = vim.lsp.util.buf_versions[0]
+        local item = { id = 'x', textDocument = { uri = vim.uri_from_bufnr(0), version = version - 1 },
+          edit = { range = { start = { line = 0, character = 0 }, ['end'] = { line = 0, character = 3 } },
+                   newText = 'async def' }, confidence = 0.9 }
+        local stale = require('redraft.next_edit').show(0, client.id, item)
+        item.textDocument.version = version
+        local fresh = require('redraft.next_edit').show(0, client.id, item)
+        return { stale, fresh, require('redraft.next_edit').describe() }
+      ]])
+      H.eq({ false, true, { row = 0, removed = 'def', added = 'async def' } }, shown, 'stale vs fresh')
+      child:lua("require('redraft.next_edit').dismiss()")
+    end,
+  },
+  {
+    "inline_completion = 'builtin' needs Neovim 0.12 and falls back on older versions",
+    function()
+      if child:lua('return vim.lsp.inline_completion ~= nil') then
+        H.skip('this Neovim has vim.lsp.inline_completion; the fallback is for older versions')
+      end
+      H.eq(false, child:lua("return pcall(require('redraft.config').set, { inline_completion = 'both' })"),
+        'an unknown value is rejected')
+      child:lua([[
+        _G.redraft_messages = {}
+        vim.notify_once = function(msg) table.insert(_G.redraft_messages, msg) end
+        local cmd = ...
+        require('redraft').setup({ cmd = cmd, inline_completion = 'builtin',
+          init_options = { confidenceThreshold = 1, requestTimeoutMs = 20000 } })
+      ]], H.server_cmd())
+      child:open(dir .. '/builtin.py', { 'x = 1' })
+      local messages = child:wait('return #_G.redraft_messages > 0 and _G.redraft_messages', 'the fallback notice')
+      H.truthy(messages[1]:find('0.12', 1, true), 'the notice names the version: ' .. messages[1])
+      local ghost = child:lua([[
+        for _, a in ipairs(vim.api.nvim_get_autocmds({ event = 'TextChangedI', buffer = 0 })) do
+          if (a.desc or ''):find('ask for a suggestion', 1, true) then return true end
+        end
+        return false
+      ]])
+      H.eq(true, ghost, "the plugin's ghost text drives the buffer instead")
+    end,
+  },
+}
+
+return suite
