@@ -1,0 +1,181 @@
+// The extension's decisions that need no VS Code: which server to run, what to send it,
+// how to read and draw its next-edit answers, what the status bar says. Tested with
+// `node --test` (test/logic.test.ts).
+
+import * as fs from "node:fs";
+import * as path from "node:path";
+
+export interface Position {
+  line: number;
+  character: number;
+}
+
+export interface Range {
+  start: Position;
+  end: Position;
+}
+
+export interface NextEditItem {
+  id: string;
+  textDocument: { uri: string; version: number | null };
+  edit: { range: Range; newText: string };
+  confidence: number;
+}
+
+/** The settings the extension reads (`redraft.*`), already defaulted by VS Code. */
+export interface Settings {
+  serverPath: string;
+  confidenceThreshold: number;
+  nextEditConfidenceThreshold: number;
+  requestTimeoutMs: number;
+  serverOptions: Record<string, unknown>;
+}
+
+/** Server options (`initializationOptions`, and `settings.redraft` on change). */
+export function serverOptions(settings: Settings): Record<string, unknown> {
+  return {
+    ...settings.serverOptions,
+    confidenceThreshold: settings.confidenceThreshold,
+    nextEditConfidenceThreshold: settings.nextEditConfidenceThreshold,
+    requestTimeoutMs: settings.requestTimeoutMs,
+  };
+}
+
+/** Where to look for `redraft`, in order: the setting, each workspace folder's venv, PATH. */
+export function serverCandidates(configured: string, workspaceFolders: string[], pathVariable: string): string[] {
+  if (configured.trim() !== "") {
+    return [configured.trim()];
+  }
+  const found: string[] = [];
+  for (const folder of workspaceFolders) {
+    for (const venv of [".venv", "venv"]) {
+      found.push(path.join(folder, venv, "bin", "redraft"));
+    }
+  }
+  for (const dir of pathVariable.split(path.delimiter).filter((d) => d !== "")) {
+    found.push(path.join(dir, "redraft"));
+  }
+  return found;
+}
+
+/** The first candidate that is an executable file, or undefined. */
+export function findServer(candidates: string[], isExecutable = executableFile): string | undefined {
+  return candidates.find((candidate) => isExecutable(candidate));
+}
+
+function executableFile(file: string): boolean {
+  try {
+    fs.accessSync(file, fs.constants.X_OK);
+    return fs.statSync(file).isFile();
+  } catch {
+    return false;
+  }
+}
+
+/** The top item of a `redraft/nextEdit` answer if it is well formed, else undefined. */
+export function firstNextEdit(result: unknown): NextEditItem | undefined {
+  if (typeof result !== "object" || result === null) {
+    return undefined;
+  }
+  const items = (result as { items?: unknown }).items;
+  if (!Array.isArray(items) || items.length === 0) {
+    return undefined;
+  }
+  const item = items[0] as Partial<NextEditItem>;
+  const range = item.edit?.range;
+  const valid =
+    typeof item.id === "string" &&
+    typeof item.edit?.newText === "string" &&
+    isPosition(range?.start) &&
+    isPosition(range?.end);
+  return valid ? (item as NextEditItem) : undefined;
+}
+
+function isPosition(value: unknown): value is Position {
+  const p = value as Position | undefined;
+  return (
+    typeof p === "object" && p !== null && Number.isInteger(p.line) && Number.isInteger(p.character) && p.line >= 0
+  );
+}
+
+/** How a proposal is drawn: what to strike through, what to show as ghost text and where. */
+export interface NextEditPlan {
+  deleted: Range | undefined; // undefined for a pure insertion
+  insertAt: Position; // inserted text goes after the deleted text
+  insertedLines: string[]; // [] when nothing is inserted
+  awayFromCursor: boolean; // the cursor is not on the edit's lines: Tab jumps first
+}
+
+export function planNextEdit(item: NextEditItem, cursor: Position): NextEditPlan {
+  const { start, end } = item.edit.range;
+  const empty = start.line === end.line && start.character === end.character;
+  const inserted = item.edit.newText === "" ? [] : item.edit.newText.split(/\r\n|\r|\n/);
+  return {
+    deleted: empty ? undefined : { start, end },
+    insertAt: end,
+    insertedLines: inserted,
+    awayFromCursor: cursor.line < start.line || cursor.line > end.line,
+  };
+}
+
+/** Is an answer still about the document as it is now? */
+export function isCurrent(item: NextEditItem, documentVersion: number): boolean {
+  const version = item.textDocument?.version;
+  return version === null || version === undefined || version === documentVersion;
+}
+
+export type ServerState = "starting" | "ready" | "no-model" | "stopped" | "disabled";
+
+/** The status bar's text and tooltip. */
+export function statusText(
+  state: ServerState,
+  lastLatencyMs: number | undefined,
+  nextEditLine: number | undefined,
+): { text: string; tooltip: string } {
+  const latency = lastLatencyMs === undefined ? "" : ` ${Math.round(lastLatencyMs)} ms`;
+  const labels: Record<ServerState, string> = {
+    starting: "$(sync~spin) Redraft",
+    ready: `$(sparkle) Redraft${latency}`,
+    "no-model": "$(warning) Redraft: no model",
+    stopped: "$(error) Redraft: stopped",
+    disabled: "$(circle-slash) Redraft: off",
+  };
+  let text = labels[state];
+  if (state === "ready" && nextEditLine !== undefined) {
+    text += ` · next edit: line ${nextEditLine + 1} (Tab)`;
+  }
+  const tooltips: Record<ServerState, string> = {
+    starting: "Redraft: starting the server",
+    ready: "Redraft: local suggestions on" + (latency ? ` — last answer in${latency}` : ""),
+    "no-model": "Redraft: the server runs but its model could not be loaded (see the log)",
+    stopped: "Redraft: the server stopped — run 'Redraft: Restart the server'",
+    disabled: "Redraft: suggestions are turned off",
+  };
+  return { text, tooltip: tooltips[state] };
+}
+
+/** Calls `run` once `delayMs` have passed without another `schedule`. */
+export class Debouncer {
+  private timer: ReturnType<typeof setTimeout> | undefined;
+
+  constructor(private readonly run: () => void) {}
+
+  schedule(delayMs: number): void {
+    this.cancel();
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      this.run();
+    }, delayMs);
+  }
+
+  cancel(): void {
+    if (this.timer !== undefined) {
+      clearTimeout(this.timer);
+      this.timer = undefined;
+    }
+  }
+
+  get pending(): boolean {
+    return this.timer !== undefined;
+  }
+}
