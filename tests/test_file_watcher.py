@@ -187,3 +187,16 @@ def test_an_atomic_save_by_rename_is_one_diff_and_the_temp_file_is_not_logged(ws
     event = ws.event_for(path)
     assert (event.old_text, event.new_text) == ("a = 1\n", "a = 2\n")
     assert [e.uri for e in ws.events()] == [path.as_uri()]
+
+
+def test_the_number_of_files_watched_is_capped(tmp_path: Path) -> None:
+    for index in range(12):
+        (tmp_path / f"m{index}.py").write_text(f"x = {index}\n")
+    log = EditLog(merge_window_s=0.0)
+    watcher = WorkspaceWatcher([tmp_path], log, lambda uri: False, max_files=5, debounce_s=DEBOUNCE)
+    watcher.start()
+    try:
+        assert watcher.wait_ready(5.0)
+        assert len(watcher._snapshots) == 5
+    finally:
+        watcher.stop()
