@@ -1,8 +1,9 @@
--- Next edit end to end: rename a parameter in normal mode, the real `redraft serve` proposes
--- the same rename at its use (on a line with non-ASCII text before it, where UTF-16
--- characters and bytes differ), the plugin shows it, jumps there, accepts it; a second
--- proposal is dismissed and the server counts the rejection. Plus the drawing of a proposal
--- from a hand-written item, and the option that needs Neovim 0.12.
+-- Next edit end to end, against the real `redraft serve`: rename a parameter in Normal
+-- mode; the server proposes the same rename at its uses (on lines with non-ASCII text before
+-- them, where UTF-16 characters and bytes differ), the plugin draws the first, jumps there,
+-- accepts it, then accepts the next one the server proposes; a later proposal is dismissed.
+-- The server's own counts (`redraft stats`' file) show the accepts and the rejection. Also
+-- the option that needs Neovim 0.12. Drawing details: test_rendering.lua.
 
 local H = require('helpers')
 
@@ -34,8 +35,10 @@ end
 
 local SOURCE = {
   'def area(width, height):',
+  '    # café ☕: UTF-16 characters and bytes differ on the lines below',
   '    label = "café ☕ 😀"; half = width / 2',
-  '    return half * height',
+  '    print(label)  # a line between: the two uses are two edits, not one',
+  '    note = "naïve"; return half * width + height',
   '',
   'def volume(depth, base):',
   '    return depth * base  # naïve',
@@ -75,13 +78,13 @@ end
 
 suite.tests = {
   {
-    'a rename in a def is proposed at its use, then jumped to and accepted',
+    'a rename in a def is proposed at its uses, drawn in place, jumped to and accepted one after the other',
     function()
       child:open(dir .. '/area.py', SOURCE)
       rename_at(1, 'width', 'w')
       local shown = wait_proposal('a next edit after the rename')
       -- The server trims the edit to what changes: `width` → `w` removes "idth".
-      H.eq({ row = 1, removed = 'idth', added = '' }, shown, 'the proposal')
+      H.eq({ row = 2, removed = 'idth', added = '' }, shown, 'the first proposal: the nearest use')
       -- The deleted text is highlighted where it is, in bytes: after the multibyte string.
       local mark = child:lua([[
         local ns = require('redraft.next_edit').ns
@@ -89,24 +92,35 @@ suite.tests = {
           if m[4].hl_group == 'RedraftNextEditDelete' then return { m[2], m[3], m[4].end_col } end
         end
       ]])
-      local line = SOURCE[2]
-      local col = line:find('width', 1, true) -- 0-based byte column of "idth"
-      H.eq({ 1, col, col + #'idth' }, mark, 'the highlighted range (row, byte start, byte end)')
+      local col = SOURCE[3]:find('width', 1, true) -- 0-based byte column of "idth"
+      H.eq({ 2, col, col + #'idth' }, mark, 'the highlighted range (row, byte start, byte end)')
       child:input('<M-n>')
       child:wait(('return vim.api.nvim_win_get_cursor(0)[2] == %d'):format(col), 'the jump to the edit')
-      H.eq(2, child:lua('return vim.api.nvim_win_get_cursor(0)[1]'), 'cursor line after the jump')
+      H.eq(3, child:lua('return vim.api.nvim_win_get_cursor(0)[1]'), 'cursor line after the jump')
       child:input('<M-y>')
       local expected = vim.deepcopy(SOURCE)
       expected[1] = 'def area(w, height):'
-      expected[2] = '    label = "café ☕ 😀"; half = w / 2'
+      expected[3] = '    label = "café ☕ 😀"; half = w / 2'
       child:wait_lines(expected, 'the accepted next edit')
-      H.eq(nil, proposal(), 'nothing shown right after accepting')
+      -- Accepting is a change too: the server carries the rename on to the next use, after
+      -- the "naïve" string on its line; accepted from where the cursor is, without a jump.
+      shown = wait_proposal('the next use after accepting')
+      H.eq({ row = 4, removed = 'idth', added = '' }, shown, 'the second proposal')
+      child:input('<M-y>')
+      expected[5] = '    note = "naïve"; return half * w + height'
+      child:wait_lines(expected, 'the second accepted next edit')
+      H.wait(function()
+        local counts = stats()
+        return counts and counts.next_edit and counts.next_edit.accepted == 2
+      end, 'the server to count both accepts', function()
+        return vim.inspect(stats())
+      end, H.LSP_TIMEOUT)
     end,
   },
   {
     'a dismissed proposal is hidden and counted as rejected by the server',
     function()
-      rename_at(5, 'depth', 'd')
+      rename_at(7, 'depth', 'd')
       wait_proposal('a next edit after the second rename')
       child:input('<M-e>')
       H.eq(nil, proposal(), 'nothing shown after dismissing')
@@ -118,24 +132,6 @@ suite.tests = {
       end, H.LSP_TIMEOUT)
       -- With nothing shown, the keys do what they did before: <M-e> is not swallowed.
       H.eq(false, child:lua("return require('redraft.next_edit').dismiss()"), 'dismiss with nothing shown')
-    end,
-  },
-  {
-    'a proposal for an older version of the buffer is not shown',
-    function()
-      local shown = child:lua([[
-        local client = vim.lsp.get_clients({ bufnr = 0, name = 'redraft' })[1]
-        local version = vim.lsp.util.buf_versions[0]
-        local item = { id = 'x', textDocument = { uri = vim.uri_from_bufnr(0), version = version - 1 },
-          edit = { range = { start = { line = 0, character = 0 }, ['end'] = { line = 0, character = 3 } },
-                   newText = 'async def' }, confidence = 0.9 }
-        local stale = require('redraft.next_edit').show(0, client.id, item)
-        item.textDocument.version = version
-        local fresh = require('redraft.next_edit').show(0, client.id, item)
-        return { stale, fresh, require('redraft.next_edit').describe() }
-      ]])
-      H.eq({ false, true, { row = 0, removed = 'def', added = 'async def' } }, shown, 'stale vs fresh')
-      child:lua("require('redraft.next_edit').dismiss()")
     end,
   },
   {

@@ -8,24 +8,6 @@ local GROUP = 'redraft'
 
 local enabled = false
 
--- `inline_completion = 'builtin'`: Neovim 0.12's own ghost text draws the server's items.
--- Older versions don't have it: say so once and draw them ourselves.
-local function use_builtin_inline_completion(bufnr)
-  if require('redraft.config').get().inline_completion ~= 'builtin' then
-    return false
-  end
-  local builtin = vim.lsp.inline_completion
-  if builtin == nil then
-    vim.notify_once(
-      "redraft: inline_completion = 'builtin' needs Neovim 0.12 (vim.lsp.inline_completion); using the plugin's ghost text",
-      vim.log.levels.WARN
-    )
-    return false
-  end
-  builtin.enable(true, { bufnr = bufnr })
-  return true
-end
-
 -- Autocmds for one buffer the server attached to: they drive the ghost text and next edits.
 local function watch_buffer(bufnr)
   local suggestion = require('redraft.suggestion')
@@ -37,8 +19,12 @@ local function watch_buffer(bufnr)
   on({ 'TextChanged', 'TextChangedI' }, 'Redraft: ask for the next edit once the user pauses', function()
     next_edit.on_change(bufnr)
   end)
+  on({ 'CursorMoved', 'CursorMovedI', 'WinScrolled' }, 'Redraft: keep the off-screen next-edit hint current',
+    next_edit.update_hint)
   on('BufLeave', 'Redraft: hide the proposed next edit', next_edit.reset)
-  if use_builtin_inline_completion(bufnr) then
+  local builtin = require('redraft.builtin')
+  if builtin.wanted() then
+    builtin.enable(bufnr)
     require('redraft.keymaps').attach(bufnr)
     return
   end
@@ -60,6 +46,7 @@ end
 
 local function unwatch_buffer(bufnr)
   pcall(vim.api.nvim_del_augroup_by_name, 'redraft_buffer_' .. bufnr)
+  require('redraft.builtin').disable(bufnr)
   require('redraft.keymaps').detach(bufnr)
 end
 

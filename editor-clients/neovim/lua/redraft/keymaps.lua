@@ -1,7 +1,11 @@
--- Buffer-local keys: insert-mode keys for ghost text, normal-mode keys for next edits. A key acts only when it has something to act on (a shown
--- suggestion, no popup menu); otherwise it does exactly what it did before Redraft mapped
--- it: the mapping it shadows, or the key's built-in meaning.
+-- Buffer-local keys: insert-mode keys for ghost text, normal-mode keys for next edits. A key
+-- acts only when it has something to act on (a shown suggestion and no popup menu, a shown
+-- proposal); otherwise it does exactly what it did before Redraft mapped it: the mapping it
+-- shadows, or the key's built-in meaning. With `inline_completion = 'builtin'` (Neovim
+-- 0.12) accept and next/prev drive Neovim's own inline completion; the other ghost-text
+-- keys have nothing of ours to act on there and fall back.
 
+local builtin = require('redraft.builtin')
 local config = require('redraft.config')
 local suggestion = require('redraft.suggestion')
 
@@ -40,6 +44,10 @@ local ACTIONS = {
   accept = {
     desc = 'Redraft: accept the suggestion',
     run = function()
+      local bufnr = vim.api.nvim_get_current_buf()
+      if builtin.is_active(bufnr) then
+        return builtin.accept(bufnr)
+      end
       return suggestion.is_visible() and suggestion.accept('all')
     end,
   },
@@ -58,12 +66,20 @@ local ACTIONS = {
   next = {
     desc = 'Redraft: next suggestion',
     run = function()
+      local bufnr = vim.api.nvim_get_current_buf()
+      if builtin.is_active(bufnr) then
+        return builtin.select(bufnr, 1)
+      end
       return vim.fn.pumvisible() == 0 and (suggestion.cycle(1) or true)
     end,
   },
   prev = {
     desc = 'Redraft: previous suggestion',
     run = function()
+      local bufnr = vim.api.nvim_get_current_buf()
+      if builtin.is_active(bufnr) then
+        return builtin.select(bufnr, -1)
+      end
       return vim.fn.pumvisible() == 0 and (suggestion.cycle(-1) or true)
     end,
   },
@@ -80,6 +96,9 @@ local ACTIONS = {
   suggest = {
     desc = 'Redraft: ask for suggestions now',
     run = function()
+      if builtin.is_active(vim.api.nvim_get_current_buf()) then
+        return false
+      end
       suggestion.request(suggestion.INVOKED)
       return true
     end,

@@ -1,8 +1,10 @@
 -- Next edit: after a change (debounced), ask the server's `redraft/nextEdit` where the
 -- change naturally continues, and show its top proposal where it applies: the text it
 -- removes highlighted, the text it adds as virtual text, a sign on its line, and a hint at
--- the cursor when it is off screen. Normal-mode keys jump there, accept it, or dismiss it;
--- when nothing is shown they do what they did before (the keymaps only act on a proposal).
+-- the end of the cursor line while it is off screen. Normal-mode keys jump there, accept it,
+-- or dismiss it; when nothing is shown they do what they did before (see keymaps.lua).
+-- Ghost text wins: a proposal is not shown while ghost text is, and ghost text drawn later
+-- replaces it.
 
 local config = require('redraft.config')
 
@@ -17,6 +19,7 @@ M.METHOD = 'redraft/nextEdit'
 ---@field item table             the server's item: { id, textDocument, edit = { range, newText }, confidence }
 ---@field start integer[]        { row, byte col } of the range's start (0-based)
 ---@field finish integer[]       { row, byte col } of its end
+---@field hint integer|nil       extmark id of the off-screen hint, moved as the cursor and view move
 
 ---The proposal on screen, or nil.
 ---@type redraft.NextEditState|nil
@@ -37,7 +40,42 @@ local function to_byte_position(bufnr, position, encoding)
     return { count - 1, #last }
   end
   local ok, col = pcall(vim.str_byteindex, line, encoding, position.character, false)
-  return { position.line, ok and col or #line }
+  return { position.line, ok and math.min(col, #line) or #line }
+end
+
+local function is_position(p)
+  return type(p) == 'table' and type(p.line) == 'number' and type(p.character) == 'number'
+end
+
+-- An item worth drawing: a text edit with a well-formed range.
+local function is_edit_item(item)
+  local edit = type(item) == 'table' and item.edit
+  return type(edit) == 'table'
+    and type(edit.newText) == 'string'
+    and type(edit.range) == 'table'
+    and is_position(edit.range.start)
+    and is_position(edit.range['end'])
+end
+
+-- The item's document version, or nil when the server didn't say.
+local function item_version(item)
+  local version = type(item.textDocument) == 'table' and item.textDocument.version or nil
+  return type(version) == 'number' and version or nil
+end
+
+local function is_stale(bufnr, item)
+  local version = item_version(item)
+  return version ~= nil and version ~= vim.lsp.util.buf_versions[bufnr]
+end
+
+local function cancel_pending()
+  if pending then
+    local client = vim.lsp.get_client_by_id(pending.client_id)
+    if client then
+      client:cancel_request(pending.request_id)
+    end
+    pending = nil
+  end
 end
 
 local function clear()
@@ -60,11 +98,23 @@ local function off_screen(row)
   return row + 1 < vim.fn.line('w0') or row + 1 > vim.fn.line('w$')
 end
 
----Draw `state` (the proposal) in its buffer.
+-- Virtual text draws a tab as one cell; expand it so indentation lines up.
+local function expand_tabs(text, bufnr)
+  return (text:gsub('\t', string.rep(' ', vim.bo[bufnr].tabstop)))
+end
+
+---Draw `state` (the proposal) in its buffer: removed text highlighted in place, added text
+---as virtual text right after it (its first line inline, further lines below), a sign on
+---the line where it starts.
 local function render(state)
   local bufnr = state.bufnr
   vim.api.nvim_buf_clear_namespace(bufnr, M.ns, 0, -1)
+  state.hint = nil
   local start, finish, new_text = state.start, state.finish, state.item.edit.newText
+  vim.api.nvim_buf_set_extmark(bufnr, M.ns, start[1], 0, {
+    sign_text = '»',
+    sign_hl_group = 'RedraftNextEditSign',
+  })
   if start[1] ~= finish[1] or start[2] ~= finish[2] then
     vim.api.nvim_buf_set_extmark(bufnr, M.ns, start[1], start[2], {
       end_row = finish[1],
@@ -74,37 +124,58 @@ local function render(state)
     })
   end
   local lines = vim.split(new_text, '\n', { plain = true })
-  local opts = { right_gravity = false, sign_text = '»', sign_hl_group = 'RedraftNextEditSign' }
+  if new_text == '' then
+    return M.update_hint()
+  end
+  local opts = { right_gravity = false }
   if lines[1] ~= '' then
-    opts.virt_text = { { lines[1], 'RedraftNextEditInsert' } }
+    opts.virt_text = { { expand_tabs(lines[1], bufnr), 'RedraftNextEditInsert' } }
     opts.virt_text_pos = 'inline'
   end
   if #lines > 1 then
     opts.virt_lines = {}
     for i = 2, #lines do
-      opts.virt_lines[#opts.virt_lines + 1] = { { lines[i], 'RedraftNextEditInsert' } }
+      opts.virt_lines[#opts.virt_lines + 1] = { { expand_tabs(lines[i], bufnr), 'RedraftNextEditInsert' } }
     end
   end
   vim.api.nvim_buf_set_extmark(bufnr, M.ns, finish[1], finish[2], opts)
-  local cursor_row = vim.api.nvim_win_get_cursor(0)[1] - 1
-  if vim.api.nvim_get_current_buf() == bufnr and off_screen(start[1]) then
-    vim.api.nvim_buf_set_extmark(bufnr, M.ns, cursor_row, 0, {
-      virt_text = { { ('  next edit: line %d'):format(start[1] + 1), 'RedraftNextEditHint' } },
+  M.update_hint()
+end
+
+---Show "next edit: line N" at the end of the cursor line while the proposal is outside the
+---window's visible lines; remove it once the proposal is in view (called on cursor moves
+---and scrolling).
+function M.update_hint()
+  local state = M.state
+  if not state or vim.api.nvim_get_current_buf() ~= state.bufnr then
+    return
+  end
+  local row = state.start[1]
+  if off_screen(row) then
+    local cursor_row = vim.api.nvim_win_get_cursor(0)[1] - 1
+    state.hint = vim.api.nvim_buf_set_extmark(state.bufnr, M.ns, cursor_row, 0, {
+      id = state.hint,
+      virt_text = { { ('  next edit: line %d'):format(row + 1), 'RedraftNextEditHint' } },
       virt_text_pos = 'eol',
     })
+  elseif state.hint then
+    vim.api.nvim_buf_del_extmark(state.bufnr, M.ns, state.hint)
+    state.hint = nil
   end
 end
 
 ---Show `item` from `client_id` in `bufnr` if it still applies to the buffer as it is.
 ---@return boolean shown
 function M.show(bufnr, client_id, item)
+  if bufnr == 0 then
+    bufnr = vim.api.nvim_get_current_buf()
+  end
   local client = vim.lsp.get_client_by_id(client_id)
-  if not client or not vim.api.nvim_buf_is_valid(bufnr) or type(item) ~= 'table' or type(item.edit) ~= 'table' then
+  if not client or not vim.api.nvim_buf_is_valid(bufnr) or not is_edit_item(item) then
     return false
   end
   -- The server answered about an older text: its range may no longer be where it says.
-  local version = item.textDocument and item.textDocument.version
-  if version ~= nil and version ~= vim.NIL and version ~= vim.lsp.util.buf_versions[bufnr] then
+  if is_stale(bufnr, item) then
     return false
   end
   if require('redraft.suggestion').is_visible() then
@@ -123,31 +194,43 @@ function M.show(bufnr, client_id, item)
   return true
 end
 
----Ask the server now about `bufnr` at the cursor.
+---Ghost text is being drawn: it wins, the proposal goes (no feedback: nobody decided).
+function M.yield_to_ghost()
+  clear()
+end
+
+---Ask the server now about `bufnr` (0: the current buffer) at the cursor.
 ---@param bufnr integer
 function M.request(bufnr)
+  if bufnr == 0 then
+    bufnr = vim.api.nvim_get_current_buf()
+  end
   local client = require('redraft.server').client(bufnr)
   if not client or not vim.api.nvim_buf_is_valid(bufnr) or bufnr ~= vim.api.nvim_get_current_buf() then
     return
   end
-  if pending then
-    local previous = vim.lsp.get_client_by_id(pending.client_id)
-    if previous then
-      previous:cancel_request(pending.request_id)
-    end
-    pending = nil
-  end
+  cancel_pending()
   local params = vim.lsp.util.make_position_params(0, client.offset_encoding)
-  local ok, request_id = client:request(M.METHOD, params, function(err, result)
+  local request_id
+  local ok, id = client:request(M.METHOD, params, function(err, result)
+    if not pending or pending.request_id ~= request_id then
+      return -- cancelled or superseded by a newer request
+    end
     pending = nil
     M.answers = M.answers + 1
-    if err or type(result) ~= 'table' or type(result.items) ~= 'table' or #result.items == 0 then
+    if err or type(result) ~= 'table' or type(result.items) ~= 'table' then
       return
     end
-    M.show(bufnr, client.id, result.items[1])
+    -- Most confident first: show the first one that still applies.
+    for _, item in ipairs(result.items) do
+      if M.show(bufnr, client.id, item) then
+        return
+      end
+    end
   end, bufnr)
-  if ok and request_id then
-    pending = { client_id = client.id, request_id = request_id }
+  if ok and id then
+    request_id = id
+    pending = { client_id = client.id, request_id = id }
   end
 end
 
@@ -155,6 +238,7 @@ end
 ---@param bufnr integer
 function M.on_change(bufnr)
   clear()
+  cancel_pending() -- its answer would be about the text before this change
   local opts = config.get().next_edit
   if not opts.enabled then
     return
@@ -189,7 +273,8 @@ function M.accept()
   end
   local client = vim.lsp.get_client_by_id(state.client_id)
   clear()
-  if not client then
+  -- Changed since it was drawn (normally a change hides it first): its range is unreliable.
+  if not client or is_stale(state.bufnr, state.item) then
     return false
   end
   vim.lsp.util.apply_text_edits({ state.item.edit }, state.bufnr, client.offset_encoding)
@@ -220,6 +305,7 @@ function M.reset()
   if timer then
     timer:stop()
   end
+  cancel_pending()
   clear()
 end
 

@@ -86,6 +86,8 @@ function M.render()
     ghost.clear(s.bufnr)
     return
   end
+  -- Ghost text wins over a proposed next edit: one suggestion at a time.
+  require('redraft.next_edit').yield_to_ghost()
   ghost.show(s.bufnr, s.row, s.col, M.remaining(), s.index, #s.candidates)
 end
 
