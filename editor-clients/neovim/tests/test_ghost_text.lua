@@ -317,7 +317,7 @@ suite.tests = {
     end,
   },
   {
-    ':checkhealth redraft reports the server, the client and the encoding',
+    ':checkhealth redraft reports the server, the client, the encoding and next edits',
     function()
       local report = child:lua([[
         vim.cmd('checkhealth redraft')
@@ -325,7 +325,8 @@ suite.tests = {
         vim.cmd('bwipeout!')
         return text
       ]])
-      for _, want in ipairs({ 'OK Neovim 0.', 'OK server command found', 'attached', 'position encoding negotiated: utf-16' }) do
+      for _, want in ipairs({ 'OK Neovim 0.', 'OK server command found', 'attached', 'position encoding negotiated: utf-16',
+        'next edits: asked 300 ms after a change' }) do
         H.truthy(report:find(want, 1, true), ('health report mentions %q:\n%s'):format(want, report))
       end
     end,

@@ -159,6 +159,14 @@ suite.tests = {
         return false
       ]])
       H.eq(true, ghost, "the plugin's ghost text drives the buffer instead")
+      local report = child:lua([[
+        vim.cmd('checkhealth redraft')
+        local text = table.concat(vim.api.nvim_buf_get_lines(0, 0, -1, false), '\n')
+        vim.cmd('bwipeout!')
+        return text
+      ]])
+      H.truthy(report:find("WARNING inline_completion = 'builtin' needs Neovim 0.12", 1, true),
+        'the health report says so too:\n' .. report)
     end,
   },
 }

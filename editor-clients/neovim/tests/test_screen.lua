@@ -58,18 +58,26 @@ function suite.teardown()
   end
 end
 
+-- Reach the Neovim in tmux over its socket once its Redraft client is attached.
+local function connect()
+  if vim.fn.executable('tmux') == 0 then
+    H.skip('tmux is not installed (apt-get install tmux)')
+  end
+  if nvim then
+    return
+  end
+  H.wait(function()
+    return vim.uv.fs_stat(socket) ~= nil
+  end, 'Neovim in tmux to listen')
+  nvim = H.child(nil, socket)
+  nvim:wait("return #vim.lsp.get_clients({ bufnr = 0, name = 'redraft' }) > 0", 'the client', H.LSP_TIMEOUT)
+end
+
 suite.tests = {
   {
     'ghost text typed into Neovim in tmux shows on the captured screen at the cursor',
     function()
-      if vim.fn.executable('tmux') == 0 then
-        H.skip('tmux is not installed (apt-get install tmux)')
-      end
-      H.wait(function()
-        return vim.uv.fs_stat(socket) ~= nil
-      end, 'Neovim in tmux to listen')
-      nvim = H.child(nil, socket)
-      nvim:wait("return #vim.lsp.get_clients({ bufnr = 0, name = 'redraft' }) > 0", 'the client', H.LSP_TIMEOUT)
+      connect()
       local function answers()
         return nvim:lua("return require('redraft.suggestion').answers")
       end
@@ -103,6 +111,31 @@ suite.tests = {
         -- The row may go on with the candidate marker ("1/2") after the text.
         return vim.startswith(screen[want_row] or '', want)
       end, ('screen row %d to read %q'):format(want_row, want), function()
+        return '\n' .. table.concat(screen or {}, '\n')
+      end)
+    end,
+  },
+  {
+    'a next-edit proposal shows on the captured screen: the sign, the old text and the new text after it',
+    function()
+      connect()
+      -- Rename the parameter `a` in Normal mode, as typed; the server proposes it at its use.
+      tmux('send-keys', '-t', 'main', 'Escape')
+      nvim:wait("return vim.api.nvim_get_mode().mode == 'n' and require('redraft.suggestion').state == nil", 'Normal mode')
+      nvim:lua("vim.api.nvim_win_set_cursor(0, { 1, vim.fn.getline(1):find('a,', 1, true) - 1 })")
+      tmux('send-keys', '-t', 'main', 'c', 'i', 'w', 'first', 'Escape')
+      local p = nvim:wait("return require('redraft.next_edit').describe()", 'a next-edit proposal', H.LSP_TIMEOUT)
+      local state = nvim:lua("local s = require('redraft.next_edit').state; return { s.start, s.finish }")
+      local line = nvim:lua('return vim.fn.getline(...)', p.row + 1)
+      -- Screen row of that line (1-based, no wrapping here), after the sign column.
+      local row = nvim:lua('return vim.fn.screenpos(0, ..., 1).row', p.row + 1)
+      local want = '» ' .. line:sub(1, state[2][2]) .. p.added .. line:sub(state[2][2] + 1)
+      want = want:gsub('%s+$', '')
+      local screen
+      H.wait(function()
+        screen = vim.split(tmux('capture-pane', '-p', '-t', 'main'), '\n')
+        return screen[row] == want
+      end, ('screen row %d to read %q'):format(row, want), function()
         return '\n' .. table.concat(screen or {}, '\n')
       end)
     end,

@@ -23,6 +23,9 @@ return {
         H.eq({ 'lua' }, merged.filetypes)
         H.eq(false, merged.keymaps.accept)
         H.eq('<M-w>', merged.keymaps.accept_word, 'other keys keep their default')
+        merged = config.set({ next_edit = { keymaps = { jump = false } } })
+        H.eq({ jump = false, accept = '<M-y>', dismiss = '<M-e>' }, merged.next_edit.keymaps, 'next-edit keys merge too')
+        H.eq(300, merged.next_edit.debounce_ms)
         config.set(nil)
       end,
     },
@@ -34,6 +37,28 @@ return {
         fails_with({ keymaps = { acept = '<Tab>' } }, 'keymaps.acept')
         fails_with({ position_encodings = { 'latin1' } }, 'position_encodings')
         fails_with({ cmd = {} }, 'cmd')
+        fails_with({ next_edit = { keymaps = { jumpp = '<M-n>' } } }, 'next_edit.keymaps.jumpp')
+        fails_with({ next_edit = { keymaps = { accept = 1 } } }, 'next_edit.keymaps.accept')
+        fails_with({ next_edit = { debounce_ms = 1.5 } }, 'next_edit.debounce_ms')
+        fails_with({ inline_completion = 'both' }, 'inline_completion')
+        config.set(nil)
+      end,
+    },
+    {
+      'setup() with a bad option says which, without a traceback, and does not start',
+      function()
+        local said = {}
+        local notify = vim.notify
+        vim.notify = function(msg, level)
+          said[#said + 1] = { msg, level }
+        end
+        local ok, err = pcall(require('redraft').setup, { next_edit = { debounce_ms = -5 } })
+        vim.notify = notify
+        H.truthy(ok, 'setup() does not raise: ' .. tostring(err))
+        H.eq(1, #said, 'one message')
+        H.eq(vim.log.levels.ERROR, said[1][2], 'an error')
+        H.eq('redraft: not started, bad option: next_edit.debounce_ms: expected integer >= 0, got -5', said[1][1])
+        H.eq(false, require('redraft').is_enabled(), 'not enabled')
         config.set(nil)
       end,
     },

@@ -134,7 +134,7 @@ function M.set(opts)
       error(('keymaps.%s: unknown keymap (known: %s)'):format(
         name,
         table.concat(vim.tbl_keys(M.defaults.keymaps), ', ')
-      ))
+      ), 0)
     end
   end
 
@@ -146,7 +146,7 @@ function M.set(opts)
   vim.validate('next_edit.keymaps', merged.next_edit.keymaps, 'table')
   for name, lhs in pairs(merged.next_edit.keymaps) do
     if M.defaults.next_edit.keymaps[name] == nil then
-      error(('next_edit.keymaps.%s: unknown keymap (known: jump, accept, dismiss)'):format(name))
+      error(('next_edit.keymaps.%s: unknown keymap (known: jump, accept, dismiss)'):format(name), 0)
     end
     vim.validate('next_edit.keymaps.' .. name, lhs, is_key, 'key string or false')
   end

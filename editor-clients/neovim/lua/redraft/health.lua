@@ -53,6 +53,20 @@ function M.check()
     health.warn('no Redraft client is running: open a file of a configured filetype (' .. filetypes .. ')')
   end
 
+  if ok_config then
+    local opts = config.get()
+    if opts.inline_completion == 'builtin' then
+      if vim.lsp.inline_completion then
+        health.ok("ghost text: Neovim's built-in vim.lsp.inline_completion (inline_completion = 'builtin')")
+      else
+        health.warn("inline_completion = 'builtin' needs Neovim 0.12; the plugin draws ghost text instead")
+      end
+    end
+    health.info(opts.next_edit.enabled
+      and ('next edits: asked %d ms after a change'):format(opts.next_edit.debounce_ms)
+      or 'next edits: off (next_edit.enabled = false)')
+  end
+
   -- The server loads its model in the background and reports a failure with showMessage.
   if server.last_message then
     health.warn('server said: ' .. server.last_message)

@@ -210,7 +210,14 @@ function M.setup(opts)
   end
   -- A second setup() replaces the first: restart with the new options.
   M.disable()
-  local config = require('redraft.config').set(opts)
+  local ok, config = pcall(require('redraft.config').set, opts)
+  if not ok then
+    -- Say which option is wrong, without a traceback; stay off rather than run with keys
+    -- or filetypes the user didn't ask for.
+    local why = tostring(config):gsub('^[^\n]-%.lua:%d+: ', '')
+    vim.notify('redraft: not started, bad option: ' .. why, vim.log.levels.ERROR)
+    return
+  end
   require('redraft.highlight').define()
   vim.api.nvim_create_user_command('Redraft', function(cmd)
     local run = SUBCOMMANDS[cmd.args]
