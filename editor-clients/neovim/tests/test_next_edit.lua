@@ -18,8 +18,8 @@ function suite.setup()
     local cmd = ...
     require('redraft').setup({
       cmd = cmd,
-      -- Server defaults (nextEditConfidenceThreshold 0.5), but no ghost text in the way.
-      init_options = { confidenceThreshold = 1, requestTimeoutMs = 20000 },
+      -- The edit-pattern proposals (confidence >= 0.5), and no ghost text in the way.
+      init_options = { confidenceThreshold = 1, nextEditConfidenceThreshold = 0.5, requestTimeoutMs = 20000 },
       position_encodings = { 'utf-16' },
       next_edit = { debounce_ms = 50 },
     })
