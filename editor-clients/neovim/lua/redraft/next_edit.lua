@@ -7,10 +7,9 @@
 -- replaces it.
 
 local config = require('redraft.config')
+local view = require('redraft.next_edit_view')
 
 local M = {}
-
-local view = require('redraft.next_edit_view')
 
 M.ns = view.ns
 M.METHOD = 'redraft/nextEdit'
