@@ -163,8 +163,9 @@ def create_server(model_dir: Path | None = None) -> RedraftServer:
         }
 
     @server.command(ACCEPTED_COMMAND)
-    def accepted(ls: RedraftServer, arguments: Any) -> None:
-        if isinstance(arguments, (list, tuple)) and arguments and isinstance(arguments[0], str):
+    def accepted(ls: RedraftServer, *arguments: Any) -> None:
+        # pygls 2 passes a command's arguments one by one, not as a list.
+        if arguments and isinstance(arguments[0], str):
             ls.stats.feedback(arguments[0], accepted=True)
 
     @server.feature(types.SHUTDOWN)
