@@ -180,9 +180,15 @@ class Redraft implements vscode.Disposable {
       void this.restart();
       return;
     }
-    void this.client?.sendNotification("workspace/didChangeConfiguration", {
-      settings: { redraft: serverOptions(this.settings()) },
-    });
+    const client = this.client;
+    if (client === undefined) {
+      return;
+    }
+    const options = serverOptions(this.settings());
+    client.sendNotification("workspace/didChangeConfiguration", { settings: { redraft: options } }).then(
+      () => this.log.info(`settings sent to the server: ${JSON.stringify(options)}`),
+      (error: unknown) => this.log.warn(`sending settings to the server: ${String(error)}`),
+    );
   }
 
   // --- next edit -------------------------------------------------------------------

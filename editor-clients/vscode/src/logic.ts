@@ -134,7 +134,7 @@ export function statusText(
 ): { text: string; tooltip: string } {
   const latency = lastLatencyMs === undefined ? "" : ` ${Math.round(lastLatencyMs)} ms`;
   const labels: Record<ServerState, string> = {
-    starting: "$(sync~spin) Redraft",
+    starting: "$(sync~spin) Redraft: starting",
     ready: `$(sparkle) Redraft${latency}`,
     "no-model": "$(warning) Redraft: no model",
     stopped: "$(error) Redraft: stopped",

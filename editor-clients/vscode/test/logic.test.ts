@@ -86,6 +86,8 @@ test("the status bar says the state, the last latency and where the next edit is
   assert.equal(statusText("ready", 41.6, undefined).text, "$(sparkle) Redraft 42 ms");
   assert.equal(statusText("ready", undefined, 9).text, "$(sparkle) Redraft · next edit: line 10 (Tab)");
   assert.match(statusText("no-model", undefined, undefined).text, /no model/);
+  // the spinner icon is not text: "starting" must be readable without it
+  assert.match(statusText("starting", undefined, undefined).text.replace(/\$\([^)]*\)/g, ""), /starting/);
   assert.match(statusText("stopped", undefined, undefined).tooltip, /Restart/);
 });
 
