@@ -160,13 +160,14 @@ async def _run(sessions: int, steps: int, command: list[str], seed: int) -> Fuzz
                 await client.initialize({"confidenceThreshold": 0.0, "debugRequests": True,
                                          "requestTimeoutMs": 300})
                 await client.initialized()
-                report.rss_start_mb = report.rss_start_mb or rss_mb(client.pid)
             run = _Session(client, rng, report, session)
             try:
                 for _ in range(steps):
                     await run.step()
                     report.steps += 1
                 await run.check()
+                if not report.rss_start_mb:  # after the first session: the model has loaded
+                    report.rss_start_mb = rss_mb(client.pid)
             except LspError:
                 report.errors += 1  # debugState itself failed
             except (TimeoutError, ConnectionError):
@@ -194,7 +195,7 @@ def format_fuzz(report: FuzzReport) -> str:
         ("crashes", str(report.crashes)),
         ("document divergences", str(report.divergences)),
         ("errors", str(report.errors)),
-        ("server RSS start → end", f"{report.rss_start_mb:.0f} → {report.rss_end_mb:.0f} MB"),
+        ("server RSS after session 1 → end", f"{report.rss_start_mb:.0f} → {report.rss_end_mb:.0f} MB"),
         ("wall time", f"{report.seconds:.0f} s"),
     ]
     width = max(len(name) for name, _ in rows)

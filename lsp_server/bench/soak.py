@@ -70,7 +70,6 @@ async def _run(requests: int, files: list[Path], command: list[str], seed: int) 
     async with LspClient(command, timeout=120) as client:
         await client.initialize({"requestTimeoutMs": 2_000})
         await client.initialized()
-        report.rss_start_mb = rss_mb(client.pid)
         try:
             await _soak(client, requests, files, rng, report)
         except ConnectionError:  # the server died: the soak ends there
@@ -105,6 +104,8 @@ async def _soak(client: LspClient, requests: int, files: list[Path], rng: random
             params: dict[str, object] = {"textDocument": {"uri": uri}, "position": where,
                                          "context": {"triggerKind": 2}}
             await _request(client, "textDocument/inlineCompletion", params, rng.random() < 0.3, report)
+            if not report.rss_start_mb and report.latencies_ms:  # after the model has loaded
+                report.rss_start_mb = rss_mb(client.pid)
             step += 1
             if step % 5 == 0:
                 await _request(client, "redraft/nextEdit", {"textDocument": {"uri": uri}, "position": where},
@@ -126,7 +127,7 @@ def format_soak(report: SoakReport) -> str:
         ("requests", f"{report.requests} ({report.cancelled} cancelled)"),
         ("errors", str(report.errors)),
         ("crashes", str(report.crashes)),
-        ("server RSS start → end", f"{report.rss_start_mb:.0f} → {report.rss_end_mb:.0f} MB ({growth:+.1%})"),
+        ("server RSS first answer → end", f"{report.rss_start_mb:.0f} → {report.rss_end_mb:.0f} MB ({growth:+.1%})"),
         ("latency p50 first → last tenth", f"{percentile(latencies[:tenth], 50):.0f} → "
                                            f"{percentile(latencies[-tenth:], 50):.0f} ms"),
         ("latency p50 / p95 overall", f"{percentile(latencies, 50):.0f} / {percentile(latencies, 95):.0f} ms"),
