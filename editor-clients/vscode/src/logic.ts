@@ -41,15 +41,24 @@ export function serverOptions(settings: Settings): Record<string, unknown> {
   };
 }
 
-/** Where to look for `redraft`, in order: the setting, each workspace folder's venv, PATH. */
+/**
+ * Where to look for `redraft`, in order: the setting; the venv of each workspace folder, then
+ * of the folders above it (a subfolder of the repository is open); PATH.
+ */
 export function serverCandidates(configured: string, workspaceFolders: string[], pathVariable: string): string[] {
   if (configured.trim() !== "") {
     return [configured.trim()];
   }
   const found: string[] = [];
+  const ancestors = (folder: string): string[] => {
+    const parent = path.dirname(folder);
+    return parent === folder ? [folder] : [folder, ...ancestors(parent)];
+  };
   for (const folder of workspaceFolders) {
-    for (const venv of [".venv", "venv"]) {
-      found.push(path.join(folder, venv, "bin", "redraft"));
+    for (const dir of ancestors(path.resolve(folder))) {
+      for (const venv of [".venv", "venv"]) {
+        found.push(path.join(dir, venv, "bin", "redraft"));
+      }
     }
   }
   for (const dir of pathVariable.split(path.delimiter).filter((d) => d !== "")) {

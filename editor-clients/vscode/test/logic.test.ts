@@ -37,7 +37,17 @@ test("settings become the server's options; explicit settings win over serverOpt
 test("the server is the configured path, else a workspace venv, else PATH", () => {
   assert.deepEqual(serverCandidates(" /opt/redraft ", ["/w"], "/usr/bin"), ["/opt/redraft"]);
   const found = serverCandidates("", ["/w"], ["/usr/bin", "", "/bin"].join(path.delimiter));
-  assert.deepEqual(found, ["/w/.venv/bin/redraft", "/w/venv/bin/redraft", "/usr/bin/redraft", "/bin/redraft"]);
+  assert.deepEqual(found, [
+    "/w/.venv/bin/redraft", "/w/venv/bin/redraft", "/.venv/bin/redraft", "/venv/bin/redraft",
+    "/usr/bin/redraft", "/bin/redraft",
+  ]);
+  // a subfolder of the repository is open: the repository's venv is found above it
+  const nested = serverCandidates("", ["/repo/src/pkg"], "");
+  assert.deepEqual(nested.slice(0, 6), [
+    "/repo/src/pkg/.venv/bin/redraft", "/repo/src/pkg/venv/bin/redraft",
+    "/repo/src/.venv/bin/redraft", "/repo/src/venv/bin/redraft",
+    "/repo/.venv/bin/redraft", "/repo/venv/bin/redraft",
+  ]);
   assert.equal(findServer(found, (p) => p.startsWith("/usr")), "/usr/bin/redraft");
   assert.equal(findServer(found, () => false), undefined);
 });
