@@ -11,6 +11,7 @@ import {
   State,
 } from "vscode-languageclient/node";
 
+import { NextEditDecorations } from "./decorations";
 import {
   Debouncer,
   firstNextEdit,
@@ -21,9 +22,9 @@ import {
   serverCandidates,
   serverOptions,
   type ServerState,
-  type Settings,
   statusText,
 } from "./logic";
+import { readSettings, RESTART_KEYS } from "./settings";
 
 const NEXT_EDIT = "redraft/nextEdit";
 const FEEDBACK = "redraft/feedback";
@@ -42,43 +43,18 @@ class Redraft implements vscode.Disposable {
   private shown: Shown | undefined;
   private requestSeq = 0;
   private readonly status = vscode.window.createStatusBarItem(vscode.StatusBarAlignment.Right, 100);
-  private readonly deleted = vscode.window.createTextEditorDecorationType({
-    textDecoration: "line-through",
-    backgroundColor: new vscode.ThemeColor("diffEditor.removedTextBackground"),
-  });
-  private readonly inserted = vscode.window.createTextEditorDecorationType({});
-  private readonly gutter: vscode.TextEditorDecorationType;
+  private readonly decorations: NextEditDecorations;
   private readonly nextEditDebounce = new Debouncer(() => void this.requestNextEdit());
   private readonly disposables: vscode.Disposable[] = [];
 
   constructor(
-    private readonly context: vscode.ExtensionContext,
+    context: vscode.ExtensionContext,
     private readonly log: vscode.LogOutputChannel,
   ) {
-    this.gutter = vscode.window.createTextEditorDecorationType({
-      gutterIconPath: vscode.Uri.joinPath(context.extensionUri, "media", "next-edit.svg"),
-      gutterIconSize: "contain",
-      overviewRulerColor: new vscode.ThemeColor("editorInfo.foreground"),
-      overviewRulerLane: vscode.OverviewRulerLane.Right,
-    });
+    this.decorations = new NextEditDecorations(context.extensionUri);
     this.status.command = "redraft.showLog";
     this.status.show();
-    this.disposables.push(this.status, this.deleted, this.inserted, this.gutter);
-  }
-
-  private settings(): Settings & { enabled: boolean; languages: string[]; nextEdit: boolean; debounceMs: number } {
-    const config = vscode.workspace.getConfiguration("redraft");
-    return {
-      serverPath: config.get<string>("serverPath", ""),
-      confidenceThreshold: config.get<number>("confidenceThreshold", 0.3),
-      nextEditConfidenceThreshold: config.get<number>("nextEditConfidenceThreshold", 0.5),
-      requestTimeoutMs: config.get<number>("requestTimeoutMs", 2000),
-      serverOptions: config.get<Record<string, unknown>>("serverOptions", {}),
-      enabled: config.get<boolean>("enabled", true),
-      languages: config.get<string[]>("languages", ["python"]),
-      nextEdit: config.get<boolean>("nextEdit.enabled", true),
-      debounceMs: config.get<number>("nextEdit.debounceMs", 300),
-    };
+    this.disposables.push(this.status, this.decorations);
   }
 
   private updateStatus(): void {
@@ -93,7 +69,7 @@ class Redraft implements vscode.Disposable {
   }
 
   async start(): Promise<void> {
-    const settings = this.settings();
+    const settings = readSettings();
     if (!settings.enabled) {
       this.setState("disabled");
       return;
@@ -173,9 +149,7 @@ class Redraft implements vscode.Disposable {
     if (!event.affectsConfiguration("redraft")) {
       return;
     }
-    const restartNeeded = ["redraft.serverPath", "redraft.languages", "redraft.enabled"].some((key) =>
-      event.affectsConfiguration(key),
-    );
+    const restartNeeded = RESTART_KEYS.some((key) => event.affectsConfiguration(key));
     if (restartNeeded) {
       void this.restart();
       return;
@@ -184,7 +158,7 @@ class Redraft implements vscode.Disposable {
     if (client === undefined) {
       return;
     }
-    const options = serverOptions(this.settings());
+    const options = serverOptions(readSettings());
     client.sendNotification("workspace/didChangeConfiguration", { settings: { redraft: options } }).then(
       () => this.log.info(`settings sent to the server: ${JSON.stringify(options)}`),
       (error: unknown) => this.log.warn(`sending settings to the server: ${String(error)}`),
@@ -199,7 +173,7 @@ class Redraft implements vscode.Disposable {
       return;
     }
     this.clearNextEdit(); // its range was for the text before this change
-    const settings = this.settings();
+    const settings = readSettings();
     if (settings.enabled && settings.nextEdit && settings.languages.includes(event.document.languageId)) {
       this.nextEditDebounce.schedule(settings.debounceMs);
     }
@@ -230,7 +204,8 @@ class Redraft implements vscode.Disposable {
     }
     this.lastLatencyMs = Date.now() - started;
     const item = firstNextEdit(result);
-    if (item === undefined || !isCurrent(item, version)) {
+    const sameDocument = item?.textDocument?.uri === client.code2ProtocolConverter.asUri(document.uri);
+    if (item === undefined || !sameDocument || !isCurrent(item, version)) {
       this.updateStatus();
       return;
     }
@@ -245,27 +220,12 @@ class Redraft implements vscode.Disposable {
     const range = client.protocol2CodeConverter.asRange(item.edit.range);
     const plan = planNextEdit(item, client.code2ProtocolConverter.asPosition(editor.selection.active));
     this.shown = { editor, item, range };
-    editor.setDecorations(this.deleted, plan.deleted ? [range] : []);
-    const insertAt = client.protocol2CodeConverter.asPosition(plan.insertAt);
-    const ghost = plan.insertedLines.join(" ⏎ ");
-    editor.setDecorations(
-      this.inserted,
-      ghost
-        ? [
-            {
-              range: new vscode.Range(insertAt, insertAt),
-              renderOptions: {
-                after: {
-                  contentText: ghost,
-                  color: new vscode.ThemeColor("editorGhostText.foreground"),
-                  backgroundColor: new vscode.ThemeColor("diffEditor.insertedTextBackground"),
-                },
-              },
-            },
-          ]
-        : [],
-    );
-    editor.setDecorations(this.gutter, plan.awayFromCursor ? [new vscode.Range(range.start, range.start)] : []);
+    this.decorations.draw(editor, {
+      deleted: plan.deleted ? range : undefined,
+      insertAt: client.protocol2CodeConverter.asPosition(plan.insertAt),
+      ghost: plan.insertedLines.join(" ⏎ "),
+      gutterAt: plan.awayFromCursor ? range.start : undefined,
+    });
     void vscode.commands.executeCommand("setContext", VISIBLE_KEY, true);
     this.updateStatus();
   }
@@ -275,9 +235,7 @@ class Redraft implements vscode.Disposable {
     const shown = this.shown;
     this.shown = undefined;
     if (shown !== undefined) {
-      for (const type of [this.deleted, this.inserted, this.gutter]) {
-        shown.editor.setDecorations(type, []);
-      }
+      this.decorations.clear(shown.editor);
     }
     void vscode.commands.executeCommand("setContext", VISIBLE_KEY, false);
     this.updateStatus();
@@ -294,7 +252,7 @@ class Redraft implements vscode.Disposable {
     }
     shown.editor.selection = new vscode.Selection(shown.range.start, shown.range.start);
     shown.editor.revealRange(shown.range, vscode.TextEditorRevealType.InCenterIfOutsideViewport);
-    shown.editor.setDecorations(this.gutter, []);
+    this.decorations.hideGutter(shown.editor);
     return true;
   }
 
