@@ -47,9 +47,10 @@ def _load_completer(model: Path | None) -> object:
 
     from model.checkpoint import SHIPPED_DIR, load_model
     from model.inference import FimCompleter
+    from model.precision import fastest_dtype
 
     torch.set_num_threads(2)
-    return FimCompleter(load_model(model or SHIPPED_DIR, dtype=torch.bfloat16))
+    return FimCompleter(load_model(model or SHIPPED_DIR, dtype=fastest_dtype()))
 
 
 def _show_completion(completer: object, prefix: str, suffix: str, args: argparse.Namespace) -> None:
@@ -165,9 +166,10 @@ def bench(args: argparse.Namespace) -> int:
 
         from model.bench.decode import format_rows, read_cases, run_decode_bench
         from model.checkpoint import SHIPPED_DIR, load_model
+        from model.precision import fastest_dtype
 
         torch.set_num_threads(2)
-        loaded = load_model(args.model or SHIPPED_DIR, dtype=torch.bfloat16)
+        loaded = load_model(args.model or SHIPPED_DIR, dtype=fastest_dtype())
         print(format_rows(run_decode_bench(loaded, read_cases(args.data, args.limit), args.canvas)))
         return 0
 

@@ -115,11 +115,12 @@ class Engine:
             from model.checkpoint import SHIPPED_DIR, ModelLoadError, load_model
             from model.inference import FimCompleter
             from model.next_edit import NextEditor
+            from model.precision import fastest_dtype
 
             torch.set_num_threads(2)
             started = time.perf_counter()
             try:
-                loaded = load_model(self._model_dir or SHIPPED_DIR, dtype=torch.bfloat16)
+                loaded = load_model(self._model_dir or SHIPPED_DIR, dtype=fastest_dtype())
             except ModelLoadError as exc:
                 self._load_error = f"Redraft: no suggestions — {exc}"
             else:

@@ -13,14 +13,13 @@ import random
 from dataclasses import dataclass
 from pathlib import Path
 
-import torch
-
 from model.bench.decode import same_code
 from model.calibration import fit
 from model.checkpoint import CONFIG_FILE, load_model
 from model.corpus import SourceFile
 from model.fim_examples import SPAN_MIX, choose_span
 from model.inference import CompletionRequest, FimCompleter
+from model.precision import fastest_dtype
 
 THRESHOLDS = (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9)
 
@@ -62,7 +61,7 @@ def precision_table(confidences: list[float], exact: list[bool]) -> str:
 
 def calibrate(model_dir: Path, dev_files: list[SourceFile], count: int = 400, seed: int = 7) -> str:
     """Fit, write into ``model_dir/config.json``, and return the held-out report."""
-    loaded = load_model(model_dir, dtype=torch.bfloat16)  # as served
+    loaded = load_model(model_dir, dtype=fastest_dtype())  # as served
     loaded.metadata.pop("calibration", None)
     completer = FimCompleter(loaded)
     scored = score(completer, dev_cases(dev_files, count, seed))

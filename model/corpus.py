@@ -93,8 +93,10 @@ def download_sdists(requirements: Iterable[str], dest: Path, workers: int = 4) -
         name = package_name(req)
         if name in EXCLUDED_NAMES or any(p.name.lower().startswith(name) for p in dest.iterdir()):
             return
+        # Build isolation: pip reads an sdist's metadata with its own build backend
+        # (hatchling, flit, poetry…), which a fresh venv does not have.
         cmd = [sys.executable, "-m", "pip", "download", "-q", "--no-deps",
-               "--no-binary", ":all:", "--no-build-isolation", "--ignore-requires-python", "-d", str(dest), req]
+               "--no-binary", ":all:", "--ignore-requires-python", "-d", str(dest), req]
         done = subprocess.run(cmd, capture_output=True, text=True, timeout=600, check=False)
         if done.returncode != 0:
             log.warning("could not download %s: %s", req, done.stderr.strip()[-200:])

@@ -31,7 +31,7 @@ def download_previous_releases(requirements: Iterable[str], dest: Path, workers:
         if package_name(name) in EXCLUDED_NAMES or not version:
             return
         cmd = [sys.executable, "-m", "pip", "download", "-q", "--no-deps", "--no-binary", ":all:",
-               "--no-build-isolation", "--ignore-requires-python", "-d", str(dest), f"{name}<{version}"]
+               "--ignore-requires-python", "-d", str(dest), f"{name}<{version}"]
         done = subprocess.run(cmd, capture_output=True, text=True, timeout=600, check=False)
         if done.returncode != 0:
             log.warning("no earlier release of %s: %s", name, done.stderr.strip()[-200:])
