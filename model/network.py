@@ -34,8 +34,20 @@ class NetworkConfig:
         return asdict(self)
 
 
+ROPE_TABLE_POSITIONS = 1024  # context + canvas positions covered by the first rotary table
+
 # One (keys, values) pair per layer, each (batch, heads, positions, head_dim).
 KVCache = list[tuple[Tensor, Tensor]]
+
+
+@dataclass(frozen=True)
+class CanvasRoom:
+    """A context cache followed by room for the canvas (``make_room``): every denoising
+    pass writes the canvas's keys/values there in place, instead of concatenating a copy
+    of the whole context's on each pass and layer."""
+
+    layers: KVCache  # each (batch, heads, context + canvas, head_dim)
+    context_length: int
 
 
 def rotary_tables(positions: Tensor, head_dim: int, base: float) -> tuple[Tensor, Tensor]:
@@ -67,12 +79,19 @@ class Attention(nn.Module):
         rope: tuple[Tensor, Tensor],
         mask: Tensor | None,
         past: tuple[Tensor, Tensor] | None = None,
+        room_at: int | None = None,
     ) -> tuple[Tensor, tuple[Tensor, Tensor]]:
+        """``room_at``: ``past`` already has room for these positions from that index on
+        (a CanvasRoom); write them there instead of concatenating."""
         batch, length, width = x.shape
         q, k, v = self.qkv(x).view(batch, length, 3, self.n_head, self.head_dim).unbind(2)
         q, k, v = (t.transpose(1, 2) for t in (q, k, v))  # (batch, heads, length, head_dim)
         q, k = apply_rotary(q, *rope), apply_rotary(k, *rope)
-        if past is not None:
+        if past is not None and room_at is not None:
+            past[0][:, :, room_at:] = k
+            past[1][:, :, room_at:] = v
+            k, v = past
+        elif past is not None:
             k = torch.cat([past[0], k], dim=2)
             v = torch.cat([past[1], v], dim=2)
         y = F.scaled_dot_product_attention(q, k, v, attn_mask=mask)
@@ -103,9 +122,9 @@ class Block(nn.Module):
 
     def forward(
         self, x: Tensor, rope: tuple[Tensor, Tensor], mask: Tensor | None,
-        past: tuple[Tensor, Tensor] | None = None,
+        past: tuple[Tensor, Tensor] | None = None, room_at: int | None = None,
     ) -> tuple[Tensor, tuple[Tensor, Tensor]]:
-        attended, kv = self.attn(self.attn_norm(x), rope, mask, past)
+        attended, kv = self.attn(self.attn_norm(x), rope, mask, past, room_at)
         x = x + attended
         return x + self.ff(self.ff_norm(x)), kv
 
@@ -117,6 +136,7 @@ class DiffusionEditor(nn.Module):
         self.embed = nn.Embedding(config.vocab_size, config.d_model)
         self.blocks: list[Block] = nn.ModuleList(Block(config) for _ in range(config.n_layer))  # type: ignore[assignment]
         self.final_norm = nn.RMSNorm(config.d_model)
+        self._rope_table: tuple[Tensor, Tensor] | None = None  # not a buffer: derived, never saved
         self.apply(self._init_weights)
         for block in self.blocks:  # scaled residual projections (GPT-2)
             for proj in (block.attn.out, block.ff.down):
@@ -131,15 +151,26 @@ class DiffusionEditor(nn.Module):
         """Output layer tied to the embedding: (…, d_model) → (…, vocab)."""
         return F.linear(self.final_norm(hidden), self.embed.weight)
 
+    def _rope(self, start: int, length: int, device: torch.device) -> tuple[Tensor, Tensor]:
+        """Rotary tables for positions [start, start + length), computed once per size:
+        serving asks for the same few positions on every denoising pass."""
+        end = start + length
+        table = self._rope_table
+        if table is None or table[0].shape[0] < end or table[0].device != device:
+            size = max(end, ROPE_TABLE_POSITIONS)
+            table = rotary_tables(torch.arange(size, device=device), self.config.head_dim, self.config.rope_base)
+            self._rope_table = table
+        return table[0][start:end], table[1][start:end]
+
     def _run(
-        self, ids: Tensor, start: int, mask: Tensor | None, cache: KVCache | None
+        self, ids: Tensor, start: int, mask: Tensor | None, cache: KVCache | None,
+        room_at: int | None = None,
     ) -> tuple[Tensor, KVCache]:
-        positions = torch.arange(start, start + ids.shape[1], device=ids.device)
-        rope = rotary_tables(positions, self.config.head_dim, self.config.rope_base)
+        rope = self._rope(start, ids.shape[1], ids.device)
         x = self.embed(ids)
         new_cache: KVCache = []
         for i, block in enumerate(self.blocks):
-            x, kv = block(x, rope, mask, None if cache is None else cache[i])
+            x, kv = block(x, rope, mask, None if cache is None else cache[i], room_at)
             new_cache.append(kv)
         return x, new_cache
 
@@ -159,11 +190,25 @@ class DiffusionEditor(nn.Module):
         _, new_cache = self._run(ids, past, mask, cache)
         return new_cache
 
-    def denoise(self, canvas: Tensor, cache: KVCache, where: Tensor | None = None) -> Tensor:
+    def make_room(self, cache: KVCache, canvas_size: int) -> CanvasRoom:
+        """The context's cache copied once into buffers with room for a canvas."""
+        layers: KVCache = []
+        for keys, values in cache:
+            batch, heads, length, head_dim = keys.shape
+            room = keys.new_zeros(2, batch, heads, length + canvas_size, head_dim)
+            room[0, :, :, :length], room[1, :, :, :length] = keys, values
+            layers.append((room[0], room[1]))
+        return CanvasRoom(layers, cache[0][0].shape[2])
+
+    def denoise(self, canvas: Tensor, cache: KVCache | CanvasRoom, where: Tensor | None = None) -> Tensor:
         """One refinement step: canvas (1, L) against the cached context. Logits only at
         the canvas positions ``where`` (indices), else everywhere: (n, vocab)."""
-        start = cache[0][0].shape[2]
-        hidden, _ = self._run(canvas, start, None, cache)
+        if isinstance(cache, CanvasRoom):
+            start = cache.context_length
+            hidden, _ = self._run(canvas, start, None, cache.layers, room_at=start)
+        else:
+            start = cache[0][0].shape[2]
+            hidden, _ = self._run(canvas, start, None, cache)
         hidden = hidden[0] if where is None else hidden[0, where]
         return self.logits(hidden)
 

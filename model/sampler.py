@@ -85,6 +85,7 @@ def denoise(
     size = settings.canvas_size
     canvas = torch.full((1, size), mask_id, dtype=torch.long)
     result = Denoised([mask_id] * size, [0.0] * size)
+    room = network.make_room(cache, size)
     for position, token in (forced or {}).items():
         canvas[0, position] = token
         result.tokens[position] = token
@@ -99,7 +100,7 @@ def denoise(
             result.stopped = bool(open_positions)
             break
         where = torch.tensor(open_positions)
-        logits = network.denoise(canvas, cache, where).float()  # (open, vocab)
+        logits = network.denoise(canvas, room, where).float()  # (open, vocab)
         logits[:, mask_id] = float("-inf")
         distribution = logits.softmax(-1)  # (open, vocab)
         probs, tokens = distribution.max(-1)

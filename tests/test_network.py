@@ -22,6 +22,22 @@ def test_cached_context_and_canvas_step_equal_the_training_pass() -> None:
     torch.testing.assert_close(got, expected, atol=1e-5, rtol=1e-4)
 
 
+def test_canvas_room_passes_equal_the_training_pass_and_leave_the_cache_alone() -> None:
+    network = tiny_network()
+    context = torch.randint(0, 64, (1, 12))
+    with torch.no_grad():
+        cache = network.encode_context(context)
+        before = [(k.clone(), v.clone()) for k, v in cache]
+        room = network.make_room(cache, 5)
+        for _ in range(3):  # each pass overwrites the canvas's slots in place
+            canvas = torch.randint(0, 64, (1, 5))
+            hidden = network(context, torch.ones_like(context, dtype=torch.bool), canvas)
+            torch.testing.assert_close(network.denoise(canvas, room), network.logits(hidden[0, 12:]),
+                                       atol=1e-5, rtol=1e-4)
+    for (k, v), (k0, v0) in zip(cache, before, strict=True):
+        assert torch.equal(k, k0) and torch.equal(v, v0)
+
+
 def test_context_encoded_in_two_pieces_equals_one_piece() -> None:
     network = tiny_network()
     context = torch.randint(0, 64, (1, 10))
