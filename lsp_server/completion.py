@@ -30,7 +30,7 @@ def build_query(text: str, offset: int, options: ServerOptions, invoked: bool) -
         candidates=options.max_candidates if invoked else 1,
         canvas_size=options.canvas_tokens,
         sampler_threshold=options.sampler_threshold,
-        max_steps=options.max_steps,
+        max_steps=options.max_steps if invoked else min(options.max_steps, options.automatic_max_steps),
     )
 
 

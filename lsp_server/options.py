@@ -17,6 +17,7 @@ _KEYS = {
     "canvasTokens": "canvas_tokens",
     "samplerThreshold": "sampler_threshold",
     "maxSteps": "max_steps",
+    "automaticMaxSteps": "automatic_max_steps",
     "requestTimeoutMs": "request_timeout_ms",
     "debugRequests": "debug_requests",
 }
@@ -38,7 +39,11 @@ class ServerOptions:
     sampler_threshold: float = 0.9
     """Denoising commits every token at least this probable in one step (0.05..1)."""
     max_steps: int = 32
-    """Cap on denoising steps per suggestion (1..64)."""
+    """Cap on denoising steps per suggestion when the user asks for one (Invoked) (1..64)."""
+    automatic_max_steps: int = 4
+    """Cap on denoising steps for as-you-type (Automatic) suggestions (1..64): each step costs
+    ~10 ms on 2 cores. The capped step commits every token still open; an answer finished
+    that way is less confident, and the confidence threshold decides whether it shows."""
     request_timeout_ms: int = 2000
     """Model work for a request is abandoned after this long (50..30000)."""
     debug_requests: bool = False
@@ -52,6 +57,7 @@ _BOUNDS: dict[str, tuple[float, float]] = {
     "canvas_tokens": (8, 64),
     "sampler_threshold": (0.05, 1.0),
     "max_steps": (1, 64),
+    "automatic_max_steps": (1, 64),
     "request_timeout_ms": (50, 30_000),
 }
 

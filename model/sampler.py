@@ -3,7 +3,9 @@
 Each step runs the network on the canvas, takes the most likely token and its probability
 at every still-masked position, and commits some of them (the rule below). Committed tokens
 never change. Decoding ends when every position before the first committed end-of-middle (or pad) is
-committed, when nothing is masked, at the step cap, or when the caller says stop.
+committed, when nothing is masked, or when the caller says stop. The pass at the step cap
+commits every position still open (its most likely token), so a capped answer has no holes;
+its low probabilities lower the answer's confidence instead.
 
 Rules:
 - THRESHOLD (Fast-dLLM): commit every masked position with p ≥ τ, and at least the most
@@ -117,7 +119,11 @@ def denoise(
                 if not open_positions:
                     result.steps += 1
                     continue
-        for index in select_commits(probs, settings.rule, settings.threshold).tolist():
+        if result.steps + 1 >= settings.max_steps:  # the last pass allowed commits everything left
+            chosen = torch.arange(len(open_positions))
+        else:
+            chosen = select_commits(probs, settings.rule, settings.threshold)
+        for index in chosen.tolist():
             position = open_positions[index]
             canvas[0, position] = tokens[index]
             result.tokens[position] = int(tokens[index])

@@ -36,3 +36,14 @@ def test_options_parse_camel_case_and_reject_bad_values_with_a_message() -> None
 def test_options_that_are_not_an_object_fall_back_to_defaults() -> None:
     options, problems = parse_options([1, 2])
     assert options == ServerOptions() and problems
+
+
+def test_as_you_type_requests_get_the_automatic_step_cap_and_invoked_ones_the_full() -> None:
+    from lsp_server.completion import build_query
+
+    options, problems = parse_options({"maxSteps": 20, "automaticMaxSteps": 3})
+    assert not problems
+    assert build_query("x = ", 4, options, invoked=False).max_steps == 3
+    assert build_query("x = ", 4, options, invoked=True).max_steps == 20
+    lower, _ = parse_options({"maxSteps": 2, "automaticMaxSteps": 6})
+    assert build_query("x = ", 4, lower, invoked=False).max_steps == 2  # never above maxSteps

@@ -136,3 +136,13 @@ def test_deciding_the_length_first_leaves_only_the_middle_to_denoise() -> None:
     assert fast.tokens[:3] == [5, 6, 7] and fast.tokens[3] in ends
     assert fast.steps == 3  # the first pass places the end and one token, then one token per pass
     assert slow.tokens[:3] == [5, 6, 7] and slow.steps > fast.steps
+
+
+def test_the_pass_at_the_step_cap_commits_every_open_position() -> None:
+    network: Any = _ScriptedNetwork()
+    ends = frozenset({1, 2})
+    capped = denoise(network, None, 0, ends, SamplerSettings(canvas_size=12, threshold=0.9, max_steps=1,
+                                                             length_first=True))
+    assert capped.steps == 1 and not capped.stopped
+    assert capped.tokens[:3] == [5, 6, 7] and capped.tokens[3] in ends  # no hole before the end
+    assert all(p > 0 for p in capped.probabilities[:4])
