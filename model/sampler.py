@@ -14,12 +14,14 @@ Rules:
   baseline).
 - LEFT_TO_RIGHT: one token per step, the leftmost masked one (autoregressive order).
 
-Length first (``length_first``, with THRESHOLD): the first pass also decides where the
-middle ends — the first position whose probability of being an end token (end-of-middle or
+Length first (``length_first``, with THRESHOLD): every pass also decides where the middle
+ends — the first open position whose probability of being an end token (end-of-middle or
 padding, summed) is at least ``END_PROBABILITY`` gets the end-of-middle. Left alone, a young
 model commits padding one position per pass from the right edge inwards, so a 32-token
 canvas costs ~32 passes whatever the middle's length; deciding the length at once leaves
-only the middle's own tokens to denoise.
+only the middle's own tokens to denoise. Later passes may move the end further left once
+the committed tokens make an earlier end likely (the first pass often places it a few
+positions too far right, and the model then closes the gap one padding per pass).
 """
 
 from __future__ import annotations
@@ -106,7 +108,7 @@ def denoise(
         logits[:, mask_id] = float("-inf")
         distribution = logits.softmax(-1)  # (open, vocab)
         probs, tokens = distribution.max(-1)
-        if settings.length_first and result.steps == 0 and not ends and settings.rule is CommitRule.THRESHOLD:
+        if settings.length_first and settings.rule is CommitRule.THRESHOLD:
             end = _first_likely_end(distribution, sorted(end_ids))
             if end is not None:
                 position = open_positions[end[0]]
@@ -118,6 +120,8 @@ def denoise(
                 probs, tokens = probs[keep], tokens[keep]
                 if not open_positions:
                     result.steps += 1
+                    if keep_trace:
+                        result.trace.append(list(result.tokens))
                     continue
         if result.steps + 1 >= settings.max_steps:  # the last pass allowed commits everything left
             chosen = torch.arange(len(open_positions))
