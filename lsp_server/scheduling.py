@@ -1,10 +1,13 @@
 """When model work starts: an adaptive debounce while the user types fast, and a
 speculative request "as if accepted" once the user pauses.
 
-The debounce is measured, not fixed: it is half the recent model latency (capped), and it
-applies only when keystrokes come faster than ``BURST_S``. A superseded or cancelled
-request is then dropped before any model work. Speculation runs at most once per answer,
-after ``PAUSE_S`` of quiet, and any new request cancels it, so an idle server stays idle.
+The debounce is measured, not fixed. It applies only while keystrokes come faster than
+``BURST_S`` *and* the model is slower than the user's typing (smoothed gap between
+keystrokes): then most answers would be superseded anyway, so the request waits half the
+recent model latency (capped) and a superseded or cancelled one is dropped before any
+model work. When the model answers within the typing gap, waiting would only add latency.
+Speculation runs at most once per answer, after ``PAUSE_S`` of quiet, and any new request
+cancels it, so an idle server stays idle.
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ LATENCY_SMOOTHING = 0.2
 class RequestScheduler:
     def __init__(self) -> None:
         self.model_latency_s = 0.05  # smoothed; updated from every model call
+        self.typing_gap_s = BURST_S  # smoothed gap between requests within a burst
         self._last_request: dict[str, float] = {}
         self._speculation: dict[str, asyncio.Task[None]] = {}
 
@@ -38,8 +42,18 @@ class RequestScheduler:
         now = time.monotonic()
         previous = self._last_request.get(uri)
         self._last_request[uri] = now
-        if previous is not None and now - previous < BURST_S:
-            await asyncio.sleep(min(MAX_DEBOUNCE_S, self.model_latency_s / 2))
+        wait = self.debounce_s(now - previous) if previous is not None else 0.0
+        if wait > 0:
+            await asyncio.sleep(wait)
+
+    def debounce_s(self, gap_s: float) -> float:
+        """The wait before model work for a request ``gap_s`` after the previous one."""
+        if gap_s >= BURST_S:
+            return 0.0  # not typing in a burst
+        self.typing_gap_s += LATENCY_SMOOTHING * (gap_s - self.typing_gap_s)
+        if self.model_latency_s <= self.typing_gap_s:
+            return 0.0  # the answer lands before the next keystroke
+        return min(MAX_DEBOUNCE_S, self.model_latency_s / 2)
 
     def speculate(self, uri: str, work: Callable[[], Awaitable[None]]) -> None:
         """Run ``work`` after a pause unless another request for ``uri`` comes first."""

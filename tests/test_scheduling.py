@@ -6,30 +6,36 @@ import pytest
 from lsp_server import scheduling
 from lsp_server.scheduling import RequestScheduler
 
-pytestmark = pytest.mark.asyncio
 
-
-async def test_a_lone_request_starts_at_once_and_a_burst_waits_half_the_model_latency() -> None:
+def test_no_debounce_outside_a_burst_or_when_the_model_outpaces_typing() -> None:
     scheduler = RequestScheduler()
     scheduler.model_latency_s = 0.04
-    started = time.monotonic()
-    await scheduler.before_model_work("u")
-    assert time.monotonic() - started < 0.01
-    started = time.monotonic()
-    await scheduler.before_model_work("u")  # a keystroke right after the last one
-    assert 0.015 <= time.monotonic() - started < 0.2
+    assert scheduler.debounce_s(1.0) == 0  # a lone request
+    for _ in range(20):  # typing every 100 ms; the model answers in 40 ms
+        assert scheduler.debounce_s(0.1) == 0
 
 
-async def test_the_debounce_never_exceeds_its_cap() -> None:
+def test_a_burst_faster_than_the_model_waits_half_its_latency_capped() -> None:
     scheduler = RequestScheduler()
+    scheduler.model_latency_s = 0.08
+    waits = [scheduler.debounce_s(0.03) for _ in range(20)]  # keystrokes every 30 ms
+    assert waits[-1] == pytest.approx(0.04)
     for _ in range(50):
         scheduler.record_latency(5.0)
+    assert scheduler.debounce_s(0.03) == scheduling.MAX_DEBOUNCE_S
+
+
+@pytest.mark.asyncio
+async def test_a_request_right_after_another_in_a_slow_burst_is_delayed() -> None:
+    scheduler = RequestScheduler()
+    scheduler.model_latency_s = scheduler.typing_gap_s = 0.5
     await scheduler.before_model_work("u")
     started = time.monotonic()
-    await scheduler.before_model_work("u")
-    assert time.monotonic() - started < scheduling.MAX_DEBOUNCE_S + 0.1
+    await scheduler.before_model_work("u")  # a keystroke right after the last one
+    assert time.monotonic() - started >= scheduling.MAX_DEBOUNCE_S * 0.9
 
 
+@pytest.mark.asyncio
 async def test_speculation_runs_after_a_pause_and_a_new_request_cancels_it(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(scheduling, "PAUSE_S", 0.01)
     scheduler = RequestScheduler()
