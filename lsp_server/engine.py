@@ -18,6 +18,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
+from lsp_server.faults import FaultPlan
+
 if TYPE_CHECKING:
     from model.inference import FimCompleter
     from model.next_edit import NextEditor
@@ -93,8 +95,12 @@ class JobStopped(Exception):
 
 
 class Engine:
-    def __init__(self, model_dir: Path | None = None, on_load_error: Callable[[str], None] | None = None) -> None:
+    def __init__(
+        self, model_dir: Path | None = None, on_load_error: Callable[[str], None] | None = None,
+        faults: FaultPlan | None = None,
+    ) -> None:
         self._model_dir = model_dir
+        self._faults = faults or FaultPlan()
         self._on_load_error = on_load_error
         self._worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="redraft-model")
         self._models: _Models | None = None
@@ -173,6 +179,7 @@ class Engine:
         def work(models: _Models, job: Job) -> list[ModelCandidate]:
             from model.inference import CompletionRequest
 
+            self._faults.check("fim")
             request = CompletionRequest(query.prefix, query.suffix, query.candidates, query.canvas_size,
                                         query.sampler_threshold, query.max_steps)
             return [ModelCandidate(c.text, c.confidence) for c in models.fim.complete(request, job.should_stop)]
@@ -185,6 +192,7 @@ class Engine:
         def work(models: _Models, job: Job) -> list[ModelEdit]:
             from model.next_edit import EditRecord
 
+            self._faults.check("next_edit")
             history = [EditRecord(e.path, e.start_line, e.old_text, e.new_text, e.in_document)
                        for e in query.history]
             found = models.next_edit.propose(query.text, history, query.cursor_line, query.limit,

@@ -17,6 +17,7 @@ from lsp_server.completion import CompletionService
 from lsp_server.documents import DocumentStore, position_at
 from lsp_server.edit_log import EditLog
 from lsp_server.engine import Engine
+from lsp_server.faults import FaultPlan
 from lsp_server.file_watcher import WorkspaceWatcher
 from lsp_server.next_edit import NextEditService, parse_params
 from lsp_server.options import ServerOptions, parse_options
@@ -35,7 +36,8 @@ class RedraftServer(LanguageServer):
         super().__init__("redraft", VERSION, protocol_cls=RedraftProtocol)
         self.options = ServerOptions()
         self.documents = DocumentStore()
-        self.engine = Engine(model_dir, on_load_error=self.show_error)
+        self.faults = FaultPlan.from_environment()  # off unless REDRAFT_FAULTS is set (tests)
+        self.engine = Engine(model_dir, on_load_error=self.show_error, faults=self.faults)
         self.scheduler = RequestScheduler()
         self.suggestions = SuggestionCache()
         self.completions = CompletionService(self.engine, self.suggestions, self.scheduler)
@@ -115,6 +117,7 @@ def create_server(model_dir: Path | None = None) -> RedraftServer:
     async def inline_completion(
         ls: RedraftServer, params: types.InlineCompletionParams
     ) -> types.InlineCompletionList | None:
+        ls.faults.check("handler")
         document = ls.documents.get(params.text_document.uri)
         if document is None:
             return None

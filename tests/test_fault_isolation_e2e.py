@@ -1,0 +1,81 @@
+"""A failure inside one request never affects the next: faults injected into the real
+server (``REDRAFT_FAULTS``, lsp_server/faults.py) at the model job and in the handler."""
+
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from lsp_server.bench.lsp_client import LspClient, LspError
+from lsp_server.faults import FaultPlan, InjectedFault
+
+SERVER = [sys.executable, "-m", "lsp_server", "serve"]
+WHILE_LOOP = "def loop():\n    while True\n        pass\n"
+RENAME_DOC = "def area(width, height):\n    half = width / 2\n    return half * height\n"
+
+
+async def inline(client: LspClient, uri: str, line: int, character: int) -> Any:
+    return await client.request("textDocument/inlineCompletion", {
+        "textDocument": {"uri": uri}, "position": {"line": line, "character": character},
+        "context": {"triggerKind": 1}}, timeout=60)  # Invoked: no speculative follow-up job
+
+
+def texts(result: Any) -> list[str]:
+    return [] if result is None else [item["insertText"] for item in result["items"]]
+
+
+@pytest.mark.asyncio
+async def test_a_failed_model_job_or_handler_leaves_the_next_request_unharmed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("REDRAFT_FAULTS", "fim:1,handler:3")
+    stderr = tmp_path / "stderr.log"
+    async with LspClient(SERVER, timeout=60, stderr_log=stderr) as client:
+        await client.initialize({"confidenceThreshold": 0.0, "requestTimeoutMs": 20_000})
+        await client.initialized()
+        await client.did_open("file:///loop.py", WHILE_LOOP)
+        assert await inline(client, "file:///loop.py", 1, 14) is None  # the model job raised
+        assert ":" in texts(await inline(client, "file:///loop.py", 1, 14))  # the next one is whole
+        with pytest.raises(LspError):  # the handler raised: a JSON-RPC error, not silence
+            await inline(client, "file:///loop.py", 1, 14)
+        assert ":" in texts(await inline(client, "file:///loop.py", 1, 14))
+    log = stderr.read_text()
+    assert log.count("InjectedFault: injected fault: fim #1") == 1, log
+    assert "injected fault: handler #3" in log
+
+
+@pytest.mark.asyncio
+async def test_a_failed_next_edit_job_leaves_the_next_proposal_unharmed(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("REDRAFT_FAULTS", "next_edit:1")
+    async with LspClient(SERVER, timeout=60) as client:
+        await client.initialize({"requestTimeoutMs": 20_000})
+        await client.initialized()
+        uri = "file:///area.py"
+        await client.did_open(uri, RENAME_DOC)
+        change = {"range": {"start": {"line": 0, "character": 9}, "end": {"line": 0, "character": 14}}, "text": "w"}
+        await client.did_change(uri, 2, [change])
+        ask = {"textDocument": {"uri": uri}, "position": {"line": 0, "character": 10}}
+        assert await client.request("redraft/nextEdit", ask) is None  # the job raised: no proposal
+        result = await client.request("redraft/nextEdit", ask)
+        assert result is not None
+        edit = result["items"][0]["edit"]  # the smallest edit turning `half = width` into `half = w`
+        line = RENAME_DOC.split("\n")[edit["range"]["start"]["line"]]
+        start, end = edit["range"]["start"]["character"], edit["range"]["end"]["character"]
+        assert line[:start] + edit["newText"] + line[end:] == "    half = w / 2"
+
+
+def test_the_fault_plan_counts_per_kind_and_ignores_bad_entries(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("REDRAFT_FAULTS", "fim:2, bogus:1, fim:x, handler:1")
+    plan = FaultPlan.from_environment()
+    plan.check("fim")
+    with pytest.raises(InjectedFault):
+        plan.check("fim")
+    plan.check("fim")
+    plan.check("next_edit")  # not planned: never raises
+    with pytest.raises(InjectedFault):
+        plan.check("handler")
+    monkeypatch.delenv("REDRAFT_FAULTS")
+    quiet = FaultPlan.from_environment()
+    for _ in range(3):
+        quiet.check("fim")
