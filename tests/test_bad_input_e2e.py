@@ -43,3 +43,21 @@ async def test_changes_for_unknown_documents_are_ignored() -> None:
         await client.did_close("file:///y.py")
         await client.did_close("file:///y.py")
         assert await client.request(COMPLETION, completion_params("file:///y.py", 0, 0), timeout=30) is None
+
+
+async def test_a_request_past_its_deadline_is_abandoned_and_the_next_one_is_answered() -> None:
+    async with LspClient(SERVER, timeout=60) as client:
+        # The shortest deadline allowed, with the most work a request may ask for.
+        await client.initialize({"confidenceThreshold": 0.0, "requestTimeoutMs": 50, "maxSteps": 64,
+                                 "canvasTokens": 64, "maxCandidates": 5})
+        await client.initialized()
+        uri = "file:///loop.py"
+        await client.did_open(uri, "def loop():\n    while True\n        pass\n")
+        invoked = {"textDocument": {"uri": uri}, "position": {"line": 1, "character": 14},
+                   "context": {"triggerKind": 1}}
+        answers = [await client.request(COMPLETION, invoked, timeout=60) for _ in range(3)]
+        assert all(a is None or isinstance(a["items"], list) for a in answers)  # answered, never hung
+        await client.notify("workspace/didChangeConfiguration", {"settings": {"requestTimeoutMs": 20_000,
+                                                                        "maxCandidates": 1}})
+        result = await client.request(COMPLETION, invoked, timeout=60)
+        assert result is not None and ":" in [item["insertText"] for item in result["items"]]
