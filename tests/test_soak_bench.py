@@ -13,7 +13,7 @@ def test_a_short_soak_has_no_errors_and_reports_every_figure() -> None:
     assert files and all(isinstance(path, Path) for path in files)
     report = run_soak_bench(30, files, SERVER, seed=3)
     assert report.requests == 30 and (report.errors, report.crashes) == (0, 0)
-    assert report.rss_start_mb > 0 and report.rss_end_mb > 0
+    assert report.rss_start_mb > 0 and report.rss_warm_mb > 0 and report.rss_end_mb > 0
     assert len(report.latencies_ms) + report.cancelled == report.requests
     table = format_soak(report)
     assert "latency p50 first → last tenth" in table and "errors" in table
