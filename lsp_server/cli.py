@@ -69,6 +69,9 @@ def build_parser() -> argparse.ArgumentParser:
     train.add_argument("--init-from", type=Path, help="warm-start from a model folder")
     train.add_argument("--export", type=Path, help="write the trained model (fp16) to this folder")
 
+    corpus = commands.add_parser("corpus", help="index the built corpus: packages, versions, licences, sizes")
+    corpus.add_argument("--work-dir", type=Path, default=DEFAULT_WORK_DIR, help="where `redraft train` built it")
+
     calibrate = commands.add_parser("calibrate", help="calibrate FIM and next-edit confidence on held-out code")
     calibrate.add_argument("--dev", type=Path, required=True, help="the corpus dev split (dev.jsonl)")
     calibrate.add_argument("--cases", type=int, default=400)
@@ -126,6 +129,8 @@ def main(argv: list[str] | None = None) -> int:
             return commands.complete(args)
         if args.command == "calibrate":
             return commands.calibrate(args)
+        if args.command == "corpus":
+            return commands.corpus(args)
         if args.command == "demo":
             return commands.demo(args)
         if args.command == "train":

@@ -141,6 +141,17 @@ def train(args: argparse.Namespace) -> int:
     return 0
 
 
+def corpus(args: argparse.Namespace) -> int:
+    """Write ``corpus/packages.json`` for the built corpus and print it as a table."""
+    from model.corpus import package_table, write_package_index
+
+    corpus_dir = args.work_dir / "corpus"
+    if not (corpus_dir / "train.jsonl").is_file():
+        raise FileNotFoundError(f"no corpus in {corpus_dir}: `redraft train --work-dir {args.work_dir}` builds it")
+    print(package_table(write_package_index(corpus_dir, args.work_dir / "sdists")))
+    return 0
+
+
 def calibrate(args: argparse.Namespace) -> int:
     import torch
 

@@ -7,10 +7,12 @@ Files are deduplicated by content, and generated or minified files are dropped.
 
 from __future__ import annotations
 
+import email.parser
 import hashlib
 import io
 import json
 import logging
+import platform
 import subprocess
 import sys
 import sysconfig
@@ -18,7 +20,7 @@ import tarfile
 import zipfile
 from collections.abc import Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
 
 log = logging.getLogger(__name__)
@@ -120,12 +122,103 @@ def _archive_members(archive: Path) -> Iterator[tuple[str, bytes]]:
                     yield member.name, handle.read()
 
 
-def sdist_files(archive: Path) -> Iterator[SourceFile]:
-    """Python sources of one sdist, with its top folder (``name-version/``) stripped."""
+@dataclass(frozen=True)
+class PackageInfo:
+    """One package of the corpus, as recorded in ``packages.json``."""
+
+    package: str
+    version: str
+    licence: str
+    split: str
+    files: int
+    characters: int
+
+
+PACKAGE_INDEX = "packages.json"
+MAX_LICENCE_CHARS = 60  # longer "License" fields hold the whole licence text, not its name
+
+
+def _sdist_stem(archive: Path) -> str:
     stem = archive.name.lower()
     for suffix in (".tar.gz", ".tgz", ".tar.bz2", ".zip"):
         stem = stem.removesuffix(suffix)
-    package = stem.rsplit("-", 1)[0].replace("_", "-")
+    return stem
+
+
+def sdist_metadata(archive: Path) -> tuple[str, str]:
+    """(version, licence) from an sdist's top-level PKG-INFO: ``License-Expression``, else a
+    short ``License`` field, else the ``License ::`` classifiers, else "unknown"."""
+    raw = b""
+    try:
+        if archive.suffix == ".zip":
+            with zipfile.ZipFile(archive) as zf:
+                name = next((n for n in zf.namelist() if n.count("/") == 1 and n.endswith("/PKG-INFO")), None)
+                raw = zf.read(name) if name else b""
+        else:
+            with tarfile.open(archive) as tf:
+                member = next((m for m in tf.getmembers() if m.name.count("/") == 1
+                               and m.name.endswith("/PKG-INFO")), None)
+                handle = tf.extractfile(member) if member else None
+                raw = handle.read() if handle else b""
+    except (OSError, tarfile.TarError, zipfile.BadZipFile):
+        log.warning("could not read the metadata of %s", archive.name)
+    headers = email.parser.Parser().parsestr(raw.decode("utf-8", errors="replace"), headersonly=True)
+    version = headers.get("Version") or _sdist_stem(archive).rsplit("-", 1)[-1]
+    licence = (headers.get("License-Expression") or "").strip()
+    declared = (headers.get("License") or "").strip()
+    if not licence and declared and "\n" not in declared and len(declared) <= MAX_LICENCE_CHARS \
+            and declared.lower() not in ("unknown", "unknown license"):
+        licence = declared
+    if not licence:
+        classifiers = [c.split("::")[-1].strip() for c in headers.get_all("Classifier") or []
+                       if c.startswith("License ::")]
+        licence = "; ".join(classifiers)
+    return str(version), licence or "unknown"
+
+
+def write_package_index(corpus_dir: Path, sdist_dir: Path) -> list[PackageInfo]:
+    """``corpus_dir/packages.json``: every package of the built corpus with its version,
+    licence, split, files and characters (the corpus is read back, so this also indexes a
+    corpus built before the index existed)."""
+    totals: dict[tuple[str, str], list[int]] = {}
+    for split in ("train", "dev"):
+        path = corpus_dir / f"{split}.jsonl"
+        if not path.is_file():
+            continue
+        for source in read_corpus(path):
+            entry = totals.setdefault((source.package, split), [0, 0])
+            entry[0] += 1
+            entry[1] += len(source.text)
+    archives = {_sdist_stem(a).rsplit("-", 1)[0].replace("_", "-"): a
+                for a in (sorted(sdist_dir.iterdir()) if sdist_dir.is_dir() else []) if a.is_file()}
+    index = []
+    for (package, split), (files, characters) in sorted(totals.items()):
+        if package == "stdlib":
+            version, licence = platform.python_version(), "PSF-2.0"
+        elif package in archives:
+            version, licence = sdist_metadata(archives[package])
+        else:
+            version, licence = "?", "unknown"
+        index.append(PackageInfo(package, version, licence, split, files, characters))
+    (corpus_dir / PACKAGE_INDEX).write_text(json.dumps([asdict(i) for i in index], indent=1) + "\n")
+    return index
+
+
+def package_table(index: list[PackageInfo]) -> str:
+    """The corpus as a Markdown table, one row per package."""
+    rows = ["| package | version | licence | split | files | characters |", "| --- | --- | --- | --- | ---: | ---: |"]
+    rows += [f"| {i.package} | {i.version} | {i.licence.replace('|', '/')} | {i.split} | {i.files:,} | "
+             f"{i.characters:,} |" for i in index]
+    train = [i for i in index if i.split == "train"]
+    dev = [i for i in index if i.split == "dev"]
+    rows.append(f"| **{len(train)} train / {len(dev)} dev packages** | | | | "
+                f"{sum(i.files for i in index):,} | {sum(i.characters for i in index):,} |")
+    return "\n".join(rows)
+
+
+def sdist_files(archive: Path) -> Iterator[SourceFile]:
+    """Python sources of one sdist, with its top folder (``name-version/``) stripped."""
+    package = _sdist_stem(archive).rsplit("-", 1)[0].replace("_", "-")
     for name, raw in _archive_members(archive):
         rel = name.split("/", 1)[-1]
         try:
@@ -160,6 +253,7 @@ def build_corpus(sdist_dir: Path, out_dir: Path, max_files: int | None = None) -
             record = {"package": source.package, "path": source.path, "text": source.text}
             (dev if split == "dev" else train).write(json.dumps(record) + "\n")
             counts[split] += 1
+    write_package_index(out_dir, sdist_dir)
     return counts
 
 

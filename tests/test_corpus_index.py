@@ -1,0 +1,53 @@
+"""The corpus index: every package with its version, licence, split and size."""
+
+import io
+import json
+import tarfile
+from pathlib import Path
+
+import pytest
+
+from model import corpus
+from model.corpus import PACKAGE_INDEX, PackageInfo, SourceFile, build_corpus, package_table, sdist_metadata
+
+
+def fake_sdist(folder: Path, name: str, version: str, headers: str, code: str) -> Path:
+    archive = folder / f"{name}-{version}.tar.gz"
+    with tarfile.open(archive, "w:gz") as tf:
+        for member, text in ((f"{name}-{version}/PKG-INFO", f"Metadata-Version: 2.1\nName: {name}\n"
+                                                               f"Version: {version}\n{headers}"),
+                             (f"{name}-{version}/{name}/core.py", code)):
+            data = text.encode()
+            info = tarfile.TarInfo(member)
+            info.size = len(data)
+            tf.addfile(info, io.BytesIO(data))
+    return archive
+
+
+def test_licence_comes_from_the_expression_then_a_short_field_then_classifiers(tmp_path: Path) -> None:
+    expression = fake_sdist(tmp_path, "alpha", "1.0", "License-Expression: MIT\nLicense: whatever\n", "a = 1\n")
+    short = fake_sdist(tmp_path, "beta", "2.0", "License: BSD-3-Clause\n", "b = 2\n")
+    classified = fake_sdist(tmp_path, "gamma", "3.0", "License: " + "x" * 200 + "\n"
+                            "Classifier: License :: OSI Approved :: Apache Software License\n", "c = 3\n")
+    silent = fake_sdist(tmp_path, "delta", "4.0", "", "d = 4\n")
+    assert sdist_metadata(expression) == ("1.0", "MIT")
+    assert sdist_metadata(short) == ("2.0", "BSD-3-Clause")
+    assert sdist_metadata(classified) == ("3.0", "Apache Software License")
+    assert sdist_metadata(silent) == ("4.0", "unknown")
+
+
+def test_building_the_corpus_writes_the_index_beside_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    stdlib = [SourceFile("stdlib", "json/tool.py", "import json\n")]
+    monkeypatch.setattr(corpus, "stdlib_files", lambda: iter(stdlib))
+    sdists = tmp_path / "sdists"
+    sdists.mkdir()
+    fake_sdist(sdists, "bottle", "0.13", "License: MIT\n", "def route(path):\n    return path\n")
+    fake_sdist(sdists, "widget", "1.2", "License-Expression: Apache-2.0\n", "class Widget:\n    size = 3\n")
+    build_corpus(sdists, tmp_path / "corpus")
+    index = {row["package"]: row for row in json.loads((tmp_path / "corpus" / PACKAGE_INDEX).read_text())}
+    assert index["widget"] == {"package": "widget", "version": "1.2", "licence": "Apache-2.0", "split": "train",
+                               "files": 1, "characters": len("class Widget:\n    size = 3\n")}
+    assert index["bottle"]["split"] == "dev" and index["bottle"]["licence"] == "MIT"
+    assert index["stdlib"]["licence"] == "PSF-2.0"
+    table = package_table([PackageInfo(**row) for row in index.values()])
+    assert "| widget | 1.2 | Apache-2.0 | train | 1 |" in table
