@@ -76,6 +76,7 @@ def build_parser() -> argparse.ArgumentParser:
     calibrate.add_argument("--dev", type=Path, required=True, help="the corpus dev split (dev.jsonl)")
     calibrate.add_argument("--cases", type=int, default=400)
     calibrate.add_argument("--into", type=Path, help="model folder to calibrate (default: --model or shipped)")
+    calibrate.add_argument("--plot", type=Path, help="also draw the FIM precision-vs-shown curve to this PNG")
     calibrate.add_argument("--only", choices=("fim", "next-edit"), help="calibrate one of the two (default both)")
 
     bench = commands.add_parser("bench", help="benchmarks that print a table")

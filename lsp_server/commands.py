@@ -163,7 +163,7 @@ def calibrate(args: argparse.Namespace) -> int:
     torch.set_num_threads(2)
     model_dir = args.into or args.model or SHIPPED_DIR
     if args.only in (None, "fim"):
-        print(fit_calibration(model_dir, read_corpus(args.dev), args.cases))
+        print(fit_calibration(model_dir, read_corpus(args.dev), args.cases, plot=args.plot))
     if args.only in (None, "next-edit"):  # the real edit pairs sit beside dev.jsonl
         print(calibrate_next_edit(model_dir, args.dev.parent))
     return 0

@@ -19,6 +19,7 @@ from model.checkpoint import CONFIG_FILE, load_model
 from model.corpus import SourceFile
 from model.fim_examples import SPAN_MIX, choose_span
 from model.inference import CompletionRequest, FimCompleter
+from model.plots import plot_precision_curve
 from model.precision import fastest_dtype
 
 THRESHOLDS = (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9)
@@ -50,17 +51,27 @@ def score(completer: FimCompleter, cases: list[tuple[str, str, str]]) -> list[Sc
     return scored
 
 
-def precision_table(confidences: list[float], exact: list[bool]) -> str:
-    lines = [f"{'threshold':>9} {'shown':>7} {'precision':>10}"]
+def precision_curve(confidences: list[float], exact: list[bool]) -> list[tuple[float, float, float | None]]:
+    """(threshold, share shown, precision among shown — None when nothing is shown)."""
+    rows: list[tuple[float, float, float | None]] = []
     for threshold in THRESHOLDS:
         shown = [e for c, e in zip(confidences, exact, strict=True) if c >= threshold]
-        precision = f"{sum(shown) / len(shown):.1%}" if shown else "–"
-        lines.append(f"{threshold:9.1f} {len(shown) / max(1, len(exact)):7.1%} {precision:>10}")
+        rows.append((threshold, len(shown) / max(1, len(exact)), sum(shown) / len(shown) if shown else None))
+    return rows
+
+
+def precision_table(curve: list[tuple[float, float, float | None]]) -> str:
+    lines = [f"{'threshold':>9} {'shown':>7} {'precision':>10}"]
+    for threshold, shown, precision in curve:
+        lines.append(f"{threshold:9.1f} {shown:7.1%} {'–' if precision is None else f'{precision:.1%}':>10}")
     return "\n".join(lines)
 
 
-def calibrate(model_dir: Path, dev_files: list[SourceFile], count: int = 400, seed: int = 7) -> str:
-    """Fit, write into ``model_dir/config.json``, and return the held-out report."""
+def calibrate(
+    model_dir: Path, dev_files: list[SourceFile], count: int = 400, seed: int = 7, plot: Path | None = None
+) -> str:
+    """Fit, write into ``model_dir/config.json``, and return the held-out report; ``plot``
+    also draws the held-out precision-vs-shown curve there (PNG)."""
     loaded = load_model(model_dir, dtype=fastest_dtype())  # as served
     loaded.metadata.pop("calibration", None)
     completer = FimCompleter(loaded)
@@ -68,7 +79,11 @@ def calibrate(model_dir: Path, dev_files: list[SourceFile], count: int = 400, se
     half = len(scored) // 2
     calibrator = fit([s.features for s in scored[:half]], [s.exact for s in scored[:half]])
     held_out = scored[half:]
-    report = precision_table([calibrator(s.features) for s in held_out], [s.exact for s in held_out])
+    curve = precision_curve([calibrator(s.features) for s in held_out], [s.exact for s in held_out])
+    report = precision_table(curve)
+    if plot is not None:
+        plot_precision_curve([t for t, _, _ in curve], [p or 0.0 for _, _, p in curve], [s for _, s, _ in curve],
+                             plot, f"FIM calibration: {len(held_out)} held-out cases")
     config_path = model_dir / CONFIG_FILE
     config = json.loads(config_path.read_text())
     config.setdefault("calibration", {})["fim"] = calibrator.to_dict()

@@ -30,6 +30,7 @@ from model.corpus import read_corpus
 from model.edit_corpus import read_edit_pairs
 from model.formats import ContextBudget, NextEditBudget
 from model.network import DiffusionEditor, NetworkConfig
+from model.plots import plot_loss_curve
 from model.precision import use_bf16_autocast
 from model.schedule import loss_weight, mask_tokens, sample_mask_rate
 from model.tokenizer import CodeTokenizer
@@ -94,6 +95,19 @@ def losses(
     ctx_logits = core.logits(hidden[:, : ctx - 1][keep]).float()
     next_token = F.cross_entropy(ctx_logits, batch.context[:, 1:][keep]) if keep.any() else hidden.sum() * 0
     return diffusion, next_token
+
+
+def progress_line(
+    step: int, config: TrainConfig, tokens: int, diffusion: float, next_token: float,
+    tokens_per_second: float, steps_per_second: float, elapsed_seconds: float,
+) -> str:
+    """One line per few steps: where the run is, its losses, its speed and when it ends."""
+    remaining = (config.steps - step) / max(1e-9, steps_per_second)
+    if config.time_limit_seconds is not None:
+        remaining = min(remaining, max(0.0, config.time_limit_seconds - elapsed_seconds))
+    return (f"step {step}/{config.steps} ({step / max(1, config.steps):.0%})  tokens {tokens / 1e6:.2f}M  "
+            f"diffusion {diffusion:.3f}  next-token {next_token:.3f}  lr {learning_rate(step, config):.2e}  "
+            f"{tokens_per_second:.0f} tok/s  ends in {remaining / 60:.0f} min")
 
 
 def learning_rate(step: int, config: TrainConfig) -> float:
@@ -210,7 +224,7 @@ def train(config: TrainConfig, tokenizer: CodeTokenizer) -> dict[str, float]:
     stream = batch_stream(train, tokenizer, config, rng, config.next_edit_fraction)
 
     started = last_save = time.time()
-    last_log, window_tokens, dev_losses = time.time(), 0, {}
+    last_log, window_tokens, window_steps, dev_losses = time.time(), 0, 0, {}
     parameters = sum(p.numel() for p in core.parameters()) / 1e6
     log.info("training %.1fM parameters from step %d on %d files", parameters, step, len(train_files))
     while step < config.steps:
@@ -229,19 +243,24 @@ def train(config: TrainConfig, tokenizer: CodeTokenizer) -> dict[str, float]:
         batch_tokens = batch.context.numel() + batch.targets.numel()
         tokens += batch_tokens * world
         window_tokens += batch_tokens * world
+        window_steps += 1
         done = step >= config.steps or (
             config.time_limit_seconds is not None and time.time() - started > config.time_limit_seconds
         )
         if rank == 0 and (step % 25 == 0 or done):
-            rate = window_tokens / max(1e-6, time.time() - last_log)
-            log.info("step %d  tokens %.2fM  diffusion %.3f  next-token %.3f  lr %.2e  %.0f tok/s",
-                     step, tokens / 1e6, diffusion.item(), next_token.item(), learning_rate(step, config), rate)
-            last_log, window_tokens = time.time(), 0
+            seconds = max(1e-6, time.time() - last_log)
+            log.info("%s", progress_line(step, config, tokens, diffusion.item(), next_token.item(),
+                                         window_tokens / seconds, window_steps / seconds, time.time() - started))
+            last_log, window_tokens, window_steps = time.time(), 0, 0
         if rank == 0 and (step % config.eval_every == 0 or done):
             dev_losses = evaluate(core, dev_fim, dev_edits, tokenizer, config, use_bf16)
             run.record({"step": step, "tokens": tokens, "diffusion": diffusion.item(),
                         "next_token": next_token.item(), **dev_losses, "time": time.time()})
             log.info("step %d  %s", step, "  ".join(f"{k} {v:.3f}" for k, v in dev_losses.items()))
+            try:
+                plot_loss_curve(run.history_path)
+            except Exception:  # a figure must never stop a training run
+                log.warning("could not draw the loss curve", exc_info=True)
         if rank == 0 and (done or time.time() - last_save > config.checkpoint_seconds):
             run.save(core, optimizer, tokenizer, step, tokens)
             last_save = time.time()

@@ -1,6 +1,6 @@
 import random
 
-from model.calibrate_fim import precision_table
+from model.calibrate_fim import precision_curve, precision_table
 from model.calibration import FEATURE_NAMES, Calibrator, fit, parses
 
 
@@ -24,6 +24,12 @@ def test_a_stored_calibrator_round_trips_and_a_foreign_one_is_refused() -> None:
 
 def test_parse_check_and_precision_table() -> None:
     assert parses("x = 1\n") and not parses("x = (\n")
-    table = precision_table([0.95, 0.5, 0.15], [True, False, False])
+    table = precision_table(precision_curve([0.95, 0.5, 0.15], [True, False, False]))
     assert table.splitlines()[-1].split() == ["0.9", "33.3%", "100.0%"]
     assert table.splitlines()[1].split() == ["0.1", "100.0%", "33.3%"]
+
+
+def test_nothing_shown_above_every_confidence_has_no_precision() -> None:
+    curve = precision_curve([0.05, 0.02], [True, False])
+    assert curve[0] == (0.1, 0.0, None)
+    assert precision_table(curve).splitlines()[1].split() == ["0.1", "0.0%", "–"]

@@ -31,6 +31,16 @@ def test_a_few_training_steps_checkpoint_resume_and_export(tmp_path: Path) -> No
     assert loaded.network.config.d_model == 32 and loaded.tokenizer.vocab_size == 400
     history = [json.loads(line) for line in (work / "runs" / "main" / "history.jsonl").read_text().splitlines()]
     assert all(entry["dev_diffusion"] > 0 for entry in history)
+    assert (work / "runs" / "main" / "loss_curve.png").read_bytes().startswith(b"\x89PNG")
+
+
+def test_the_progress_line_says_where_the_run_is_and_when_it_ends(tmp_path: Path) -> None:
+    from model.train import TrainConfig, progress_line
+
+    config = TrainConfig(corpus_dir=tmp_path, run_dir=tmp_path, steps=1000, time_limit_seconds=600)
+    line = progress_line(250, config, 2_000_000, 2.5, 4.4, 3000.0, 1.0, 100.0)
+    assert line.startswith("step 250/1000 (25%)  tokens 2.00M") and "3000 tok/s" in line
+    assert line.endswith("ends in 8 min")  # the time limit comes before the 750 steps left
 
 
 def test_the_same_training_script_runs_under_torchrun_with_two_processes(tmp_path: Path) -> None:
