@@ -54,10 +54,10 @@ def build_parser() -> argparse.ArgumentParser:
     train = commands.add_parser("train", help="build the corpus and train the model")
     train.add_argument("--work-dir", type=Path, default=DEFAULT_WORK_DIR, help="corpus, tokenizer and runs")
     train.add_argument("--run-name", default="main", help="run name under WORK_DIR/runs (resumed if present)")
-    train.add_argument("--steps", type=int, default=20_000)
+    train.add_argument("--steps", type=int, help="optimizer steps (default 20000; 200 with --repo)")
     train.add_argument("--minutes", type=float, help="stop after this long (checkpointed)")
     train.add_argument("--batch-size", type=int, default=24)
-    train.add_argument("--lr", type=float, default=1.5e-3)
+    train.add_argument("--lr", type=float, help="peak learning rate (default 1.5e-3; 3e-4 with --repo)")
     train.add_argument("--layers", type=int, default=6)
     train.add_argument("--width", type=int, default=256)
     train.add_argument("--heads", type=int, default=4)
@@ -68,6 +68,9 @@ def build_parser() -> argparse.ArgumentParser:
     train.add_argument("--next-edit-fraction", type=float, default=0.3, help="share of next-edit batches")
     train.add_argument("--init-from", type=Path, help="warm-start from a model folder")
     train.add_argument("--export", type=Path, help="write the trained model (fp16) to this folder")
+    train.add_argument("--repo", type=Path,
+                       help="fine-tune the shipped model (or --init-from) on this repository's Python files and "
+                            "git history; writes a model folder to --export (default ~/.cache/redraft/models/NAME)")
 
     corpus = commands.add_parser("corpus", help="index the built corpus: packages, versions, licences, sizes")
     corpus.add_argument("--work-dir", type=Path, default=DEFAULT_WORK_DIR, help="where `redraft train` built it")

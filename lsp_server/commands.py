@@ -4,6 +4,7 @@ for a person at a terminal, so it goes to stdout."""
 from __future__ import annotations
 
 import argparse
+import json
 import logging
 import os
 import time
@@ -112,6 +113,8 @@ def train(args: argparse.Namespace) -> int:
     from model.train import train as run_training
 
     torch.set_num_threads(max(1, min(torch.get_num_threads(), os.cpu_count() or 1)))
+    if args.repo is not None:
+        return train_on_repo(args)
     corpus_dir = prepare_corpus(args.work_dir, download=not args.no_download, max_files=args.max_files)
     run_dir = args.work_dir / "runs" / args.run_name
     # A resumed run or a warm start keeps the tokenizer its weights were trained with.
@@ -123,14 +126,14 @@ def train(args: argparse.Namespace) -> int:
     config = TrainConfig(
         corpus_dir=corpus_dir,
         run_dir=run_dir,
-        steps=args.steps,
+        steps=args.steps or 20_000,
         batch_size=args.batch_size,
-        lr=args.lr,
+        lr=args.lr or 1.5e-3,
         context_tokens=args.context_tokens,
         time_limit_seconds=args.minutes * 60 if args.minutes else None,
         init_from=args.init_from,
         next_edit_fraction=args.next_edit_fraction,
-        eval_every=max(1, min(250, args.steps)),
+        eval_every=max(1, min(250, args.steps or 20_000)),
         network=NetworkConfig(vocab_size=tokenizer.vocab_size, n_layer=args.layers, n_head=args.heads,
                               d_model=args.width, mlp_hidden=3 * args.width),
     )
@@ -138,6 +141,60 @@ def train(args: argparse.Namespace) -> int:
     print("dev losses: " + ", ".join(f"{k} {v:.3f}" for k, v in losses.items()))
     if args.export and int(os.environ.get("RANK", "0")) == 0:
         print(f"exported to {export_model(config.run_dir, args.export)}")
+    return 0
+
+
+DEFAULT_MODELS_DIR = Path.home() / ".cache" / "redraft" / "models"
+REPO_STEPS = 200
+REPO_LR = 3e-4
+
+
+def train_on_repo(args: argparse.Namespace) -> int:
+    """``redraft train --repo PATH``: fine-tune a model on one repository, export it."""
+    import hashlib
+    import shutil
+
+    from model.checkpoint import CONFIG_FILE, SHIPPED_DIR, load_model
+    from model.pipeline import export_model
+    from model.repo_corpus import build_repo_corpus
+    from model.train import TrainConfig
+    from model.train import train as run_training
+
+    root = args.repo.expanduser().resolve()
+    start_from = args.init_from or SHIPPED_DIR
+    name = root.name or "repo"
+    export = (args.export or DEFAULT_MODELS_DIR / name).expanduser().resolve()
+    if export == root or root in export.parents:
+        raise ValueError(f"--export {export} is inside the repository; Redraft never writes there")
+    work = args.work_dir / "repos" / f"{name}-{hashlib.sha1(str(root).encode()).hexdigest()[:8]}"
+    counts = build_repo_corpus(root, work / "corpus")
+    print(f"{root}: {counts['train']} training files, {counts['dev']} held out; "
+          f"{counts['edits_train']} + {counts['edits_dev']} changed files from git history")
+    starting = load_model(start_from)
+    run_dir = work / "runs" / "repo"
+    shutil.rmtree(run_dir, ignore_errors=True)  # each fine-tune starts from the model, not a previous run
+    steps = args.steps or REPO_STEPS
+    config = TrainConfig(
+        corpus_dir=work / "corpus", run_dir=run_dir, steps=steps, batch_size=args.batch_size,
+        lr=args.lr or REPO_LR, warmup_steps=min(20, max(1, steps // 10)),
+        context_tokens=int(starting.metadata.get("context_tokens", args.context_tokens)),
+        time_limit_seconds=args.minutes * 60 if args.minutes else None, init_from=Path(start_from),
+        next_edit_fraction=args.next_edit_fraction if counts["edits_train"] else 0.0,
+        eval_every=steps, eval_examples=64, evaluate_first=True, network=starting.network.config,
+    )
+    losses = run_training(config, starting.tokenizer)
+    export_model(run_dir, export)
+    # The edit patterns' measured precision and the FIM calibrator carry over from the start.
+    calibration = starting.metadata.get("calibration")
+    if isinstance(calibration, dict):
+        exported = json.loads((export / CONFIG_FILE).read_text())
+        exported["calibration"] = calibration
+        (export / CONFIG_FILE).write_text(json.dumps(exported, indent=2) + "\n")
+    for key in ("dev_diffusion", "dev_next_token", "dev_next_edit"):
+        if key in losses and f"before_{key}" in losses:
+            print(f"held-out {key.removeprefix('dev_').replace('_', '-')} loss: "
+                  f"{losses[f'before_{key}']:.3f} → {losses[key]:.3f}")
+    print(f"model written to {export}\nserve it with: redraft --model {export} serve")
     return 0
 
 

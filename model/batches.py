@@ -48,6 +48,9 @@ def collate(examples: list[FimExample], pad_id: int) -> Batch:
     return Batch(context, valid, targets)
 
 
+MAX_ATTEMPTS_PER_EXAMPLE = 50
+
+
 def batch_stream(
     sources: TrainingSources, tokenizer: CodeTokenizer, config: TrainConfig, rng: random.Random,
     next_edit_fraction: float,
@@ -59,7 +62,15 @@ def batch_stream(
         next_edit = rng.random() < next_edit_fraction
         canvas_size = config.next_edit_canvas if next_edit else rng.choice(config.canvas_sizes)
         examples: list[FimExample] = []
+        attempts = 0
         while len(examples) < config.batch_size:
+            attempts += 1
+            if attempts > MAX_ATTEMPTS_PER_EXAMPLE * config.batch_size:
+                # Files too small or too plain for this task (a tiny repository): a next-edit
+                # batch becomes a FIM batch; a FIM batch that can't be made is an error.
+                if not next_edit:
+                    raise ValueError("no training example can be cut from these files (too few or too short)")
+                next_edit, canvas_size, attempts = False, rng.choice(config.canvas_sizes), 0
             example: FimExample | None
             if next_edit and sources.edit_pairs and rng.random() < REAL_EDIT_SHARE:
                 pair = rng.choice(sources.edit_pairs)

@@ -64,6 +64,7 @@ class TrainConfig:
     time_limit_seconds: float | None = None
     seed: int = 0
     init_from: Path | None = None
+    evaluate_first: bool = False  # held-out losses of the starting weights, as before_dev_*
     network: NetworkConfig = field(default_factory=NetworkConfig)
 
     @property
@@ -227,6 +228,10 @@ def train(config: TrainConfig, tokenizer: CodeTokenizer) -> dict[str, float]:
     last_log, window_tokens, window_steps, dev_losses = time.time(), 0, 0, {}
     parameters = sum(p.numel() for p in core.parameters()) / 1e6
     log.info("training %.1fM parameters from step %d on %d files", parameters, step, len(train_files))
+    before: dict[str, float] = {}
+    if config.evaluate_first and rank == 0:
+        before = {f"before_{k}": v for k, v in evaluate(core, dev_fim, dev_edits, tokenizer, config, use_bf16).items()}
+        log.info("before training: %s", "  ".join(f"{k} {v:.3f}" for k, v in before.items()))
     while step < config.steps:
         batch = next(stream)
         batch = Batch(batch.context.to(device), batch.context_valid.to(device), batch.targets.to(device))
@@ -268,7 +273,7 @@ def train(config: TrainConfig, tokenizer: CodeTokenizer) -> dict[str, float]:
             break
     if dist.is_initialized():
         dist.barrier()
-    return dev_losses
+    return {**before, **dev_losses}
 
 
 def config_summary(config: TrainConfig) -> dict[str, Any]:
