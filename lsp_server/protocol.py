@@ -10,6 +10,8 @@
   our handlers.
 - pygls drops every request that arrives after ``shutdown`` without an answer; LSP says it
   must fail with InvalidRequest, and a client that sent one would otherwise wait forever.
+- lsprotocol's converter accepts ``1.5`` or ``true`` as a line or character and answers
+  about another place; such a position is InvalidParams here.
 - A notification with parameters of the wrong types made pygls pop up "Error in server:
   Invalid Params" in the editor, once per message; it is logged and dropped instead.
 """
@@ -68,6 +70,9 @@ class RedraftProtocol(LanguageServerProtocol):
         if "method" in data and "jsonrpc" in data and "params" not in data:
             data = {**data, "params": None}  # JSON-RPC lets a request or notification omit params
         try:
+            problem = _non_integer_position(data.get("params"))
+            if problem is not None:
+                raise JsonRpcInvalidParams(problem)
             return super().structure_message(data)
         except JsonRpcException as exc:
             method = data.get("method")
@@ -80,6 +85,27 @@ class RedraftProtocol(LanguageServerProtocol):
             log.warning("answered %s (id %s) with InvalidParams", method, data.get("id"))
             self._send_response(data["id"], error=error.to_response_error())
             return JsonRPCNotification(method=DROPPED_METHOD, params=None, jsonrpc="2.0")
+
+
+def _non_integer_position(value: Any, depth: int = 0) -> str | None:
+    """What is wrong with the first position whose line or character is not an integer
+    (lsprotocol's converter would turn 1.5 or true into 1 and answer about another place)."""
+    if depth > 6:
+        return None
+    if isinstance(value, dict):
+        if "line" in value and "character" in value:
+            for name in ("line", "character"):
+                number = value[name]
+                if not isinstance(number, int) or isinstance(number, bool):
+                    return f"position {name} must be an integer, got {number!r}"
+        for item in value.values():
+            if isinstance(item, (dict, list)) and (problem := _non_integer_position(item, depth + 1)):
+                return problem
+    elif isinstance(value, list):
+        for item in value[:1000]:
+            if isinstance(item, (dict, list)) and (problem := _non_integer_position(item, depth + 1)):
+                return problem
+    return None
 
 
 def _reason(exc: Exception) -> str:

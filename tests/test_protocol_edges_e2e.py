@@ -38,6 +38,8 @@ WRONG_TYPES: list[tuple[str, Any]] = [
     ("textDocument/inlineCompletion", inline(at("one", None))),
     ("textDocument/inlineCompletion", inline(at(-1, 0))),
     ("textDocument/inlineCompletion", inline(at(2**40, 0))),  # past LSP's uinteger
+    ("textDocument/inlineCompletion", inline(at(1.5, 0))),
+    ("textDocument/inlineCompletion", inline(at(0, True))),
     ("textDocument/inlineCompletion", inline(at(0, 0), trigger=99)),
     ("textDocument/inlineCompletion", {"textDocument": {"uri": URI}, "position": at(0, 0)}),  # no context
     ("redraft/nextEdit", 7),
@@ -93,6 +95,9 @@ async def test_notifications_with_wrong_parameter_types_are_logged_and_dropped_w
                                     "contentChanges": [{"range": "everything", "text": "a"}]}),
         ("textDocument/didChange", {"textDocument": {"uri": URI, "version": 2},
                                     "contentChanges": [{"range": {"start": at(-3, 0), "end": at(0, 0)}, "text": "a"}]}),
+        ("textDocument/didChange", {"textDocument": {"uri": URI, "version": 2},
+                                    "contentChanges": [{"range": {"start": at(0, 0.5), "end": at(0, 0)},
+                                                        "text": "a"}]}),
         ("textDocument/didClose", 7),
         ("workspace/didChangeConfiguration", 7),
     ]
