@@ -56,9 +56,12 @@ async def test_a_failed_model_job_or_handler_leaves_the_next_request_unharmed(
 
 
 @pytest.mark.asyncio
-async def test_a_failed_next_edit_job_leaves_the_next_proposal_unharmed(monkeypatch: pytest.MonkeyPatch) -> None:
+async def test_a_failed_next_edit_job_leaves_the_next_proposal_unharmed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("REDRAFT_FAULTS", "next_edit:1")
-    async with LspClient(SERVER, timeout=60) as client:
+    stderr = tmp_path / "stderr.log"
+    async with LspClient(SERVER, timeout=60, stderr_log=stderr) as client:
         await client.initialize({"requestTimeoutMs": 20_000})
         await client.initialized()
         uri = "file:///area.py"
@@ -73,6 +76,9 @@ async def test_a_failed_next_edit_job_leaves_the_next_proposal_unharmed(monkeypa
         line = RENAME_DOC.split("\n")[edit["range"]["start"]["line"]]
         start, end = edit["range"]["start"]["character"], edit["range"]["end"]["character"]
         assert line[:start] + edit["newText"] + line[end:] == "    half = w / 2"
+    log = stderr.read_text()
+    assert log.count("Traceback (most recent call last)") == 1, log
+    assert log.count("InjectedFault: injected fault: next_edit #1") == 1, log
 
 
 @pytest.mark.asyncio
