@@ -13,6 +13,8 @@ from dataclasses import dataclass, field
 
 from lsprotocol import types
 
+from lsp_server.faults import FaultPlan
+
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
 
 
@@ -106,8 +108,9 @@ class Document:
 class DocumentStore:
     """The server's copy of every open document, keyed by URI."""
 
-    def __init__(self) -> None:
+    def __init__(self, faults: FaultPlan | None = None) -> None:
         self._documents: dict[str, Document] = {}
+        self._faults = faults or FaultPlan()
 
     def open(self, item: types.TextDocumentItem) -> Document:
         document = Document(item.uri, item.text, item.version, item.language_id)
@@ -115,11 +118,17 @@ class DocumentStore:
         return document
 
     def change(self, params: types.DidChangeTextDocumentParams, encoding: str) -> Document | None:
+        """Apply every content change, or none: they are applied to a scratch copy first,
+        so a change that fails half-way leaves the document as it was."""
         document = self._documents.get(params.text_document.uri)
         if document is None:
             return None
-        for change in params.content_changes:
-            document.apply_change(change, encoding)
+        scratch = Document(document.uri, document.text, _starts=document._starts)
+        for index, change in enumerate(params.content_changes):
+            scratch.apply_change(change, encoding)
+            if index == 0:
+                self._faults.check("change")
+        document.text, document._starts = scratch.text, scratch._starts
         document.version = params.text_document.version
         return document
 

@@ -83,7 +83,10 @@ class Job:
     stop: threading.Event = field(default_factory=threading.Event)
 
     def should_stop(self) -> bool:
-        return self.stop.is_set() or time.monotonic() > self.deadline
+        return self.stop.is_set() or self.past_deadline()
+
+    def past_deadline(self) -> bool:
+        return time.monotonic() > self.deadline
 
 
 class ModelUnavailable(Exception):
@@ -153,6 +156,10 @@ class Engine:
         future: Future[T] = self._worker.submit(self._execute, work, job)
         try:
             return await asyncio.wrap_future(future)
+        except JobStopped:
+            if job.past_deadline() and not job.stop.is_set():
+                log.info("%s: model work abandoned at its deadline (%.0f ms)", key, timeout_s * 1000)
+            raise
         except asyncio.CancelledError:
             job.stop.set()
             raise
@@ -180,6 +187,7 @@ class Engine:
             from model.inference import CompletionRequest
 
             self._faults.check("fim")
+            self._faults.stall("fim_stall", job.should_stop)
             request = CompletionRequest(query.prefix, query.suffix, query.candidates, query.canvas_size,
                                         query.sampler_threshold, query.max_steps)
             return [ModelCandidate(c.text, c.confidence) for c in models.fim.complete(request, job.should_stop)]

@@ -1,20 +1,30 @@
 """Deliberate failures for testing that one broken request never breaks the next.
 
-Off unless ``REDRAFT_FAULTS`` is set when the server starts, e.g.
-``REDRAFT_FAULTS=fim:1,next_edit:2,handler:3``: the 1st FIM model job raises, the 2nd
-next-edit model job raises, the 3rd inline-completion request raises in its handler
-before any model work. Counts are per kind, from 1; a kind may be listed more than once.
+Off unless ``REDRAFT_FAULTS`` is set when the server starts (read once), e.g.
+``REDRAFT_FAULTS=fim:1,next_edit:2,handler:3,change:1,fim_stall:4``:
+
+- ``fim:N`` / ``next_edit:N``: the Nth FIM / next-edit model job raises;
+- ``handler:N``: the Nth inline-completion request raises in its handler, before any
+  model work;
+- ``change:N``: the Nth ``didChange`` raises in the document layer, after its first
+  content change was applied to a scratch copy (the document must stay as it was);
+- ``fim_stall:N``: the Nth FIM model job does not finish on its own: it waits until its
+  stop flag or deadline says stop, then the job goes on and is abandoned as usual.
+
+Counts are per kind, from 1; a kind may be listed more than once.
 """
 
 from __future__ import annotations
 
 import logging
 import os
+import threading
 from collections import Counter
+from collections.abc import Callable
 
 log = logging.getLogger(__name__)
 
-KINDS = ("fim", "next_edit", "handler")
+KINDS = ("fim", "next_edit", "handler", "change", "fim_stall")
 ENVIRONMENT_VARIABLE = "REDRAFT_FAULTS"
 
 
@@ -45,8 +55,20 @@ class FaultPlan:
 
     def check(self, kind: str) -> None:
         """Count one more event of ``kind``; raise if this one was planned to fail."""
-        if kind not in self._planned:
-            return
-        self._seen[kind] += 1
-        if self._seen[kind] in self._planned[kind]:
+        if self._planned_now(kind):
             raise InjectedFault(f"injected fault: {kind} #{self._seen[kind]}")
+
+    def stall(self, kind: str, should_stop: Callable[[], bool]) -> None:
+        """Count one more event of ``kind``; if this one was planned, block until
+        ``should_stop()`` (a job's stop flag or deadline) is true."""
+        if self._planned_now(kind):
+            log.warning("injected stall: %s #%d waits for its stop flag or deadline", kind, self._seen[kind])
+            idle = threading.Event()
+            while not should_stop():
+                idle.wait(0.01)
+
+    def _planned_now(self, kind: str) -> bool:
+        if kind not in self._planned:
+            return False
+        self._seen[kind] += 1
+        return self._seen[kind] in self._planned[kind]

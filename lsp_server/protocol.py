@@ -8,6 +8,12 @@
   cannot apply raises before our handler runs, and the change is lost. Our documents
   (``documents.py``) are the only copy: the open/change/close notifications go straight to
   our handlers.
+- pygls drops every request that arrives after ``shutdown`` without an answer; LSP says it
+  must fail with InvalidRequest, and a client that sent one would otherwise wait forever.
+- lsprotocol's converter accepts ``1.5`` or ``true`` as a line or character and answers
+  about another place; such a position is InvalidParams here.
+- A notification with parameters of the wrong types made pygls pop up "Error in server:
+  Invalid Params" in the editor, once per message; it is logged and dropped instead.
 """
 
 from __future__ import annotations
@@ -17,9 +23,9 @@ from collections.abc import Generator
 from typing import Any
 
 from lsprotocol import types
-from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
+from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams, JsonRpcInvalidRequest
 from pygls.protocol import LanguageServerProtocol
-from pygls.protocol.json_rpc import JsonRPCNotification
+from pygls.protocol.json_rpc import JsonRPCNotification, RPCRequest
 from pygls.protocol.language_server import lsp_method
 
 log = logging.getLogger(__name__)
@@ -51,19 +57,55 @@ class RedraftProtocol(LanguageServerProtocol):
         if handler is not None:
             yield handler, (params,), None
 
+    def handle_message(self, message: Any) -> None:
+        if self._shutdown and isinstance(message, RPCRequest) and message.method != types.EXIT:
+            log.warning("answered %s (id %s) with InvalidRequest: the server is shutting down",
+                        message.method, message.id)
+            error = JsonRpcInvalidRequest(f"{message.method}: the server is shutting down")
+            self._send_response(message.id, error=error.to_response_error())
+            return
+        super().handle_message(message)
+
     def structure_message(self, data: dict[str, Any]) -> Any:
         if "method" in data and "jsonrpc" in data and "params" not in data:
             data = {**data, "params": None}  # JSON-RPC lets a request or notification omit params
         try:
+            problem = _non_integer_position(data.get("params"))
+            if problem is not None:
+                raise JsonRpcInvalidParams(problem)
             return super().structure_message(data)
         except JsonRpcException as exc:
-            if not ("id" in data and "method" in data):
-                raise  # a bad notification or response: nothing to answer
             method = data.get("method")
+            if "method" not in data:
+                raise  # a bad response: pygls logs it
+            if "id" not in data:  # a notification: nothing to answer, and nothing to pop up
+                log.warning("ignored %s notification with invalid parameters: %s", method, _reason(exc))
+                return JsonRPCNotification(method=DROPPED_METHOD, params=None, jsonrpc="2.0")
             error = JsonRpcInvalidParams(f"invalid parameters for {method}: {_reason(exc)}")
             log.warning("answered %s (id %s) with InvalidParams", method, data.get("id"))
             self._send_response(data["id"], error=error.to_response_error())
             return JsonRPCNotification(method=DROPPED_METHOD, params=None, jsonrpc="2.0")
+
+
+def _non_integer_position(value: Any, depth: int = 0) -> str | None:
+    """What is wrong with the first position whose line or character is not an integer
+    (lsprotocol's converter would turn 1.5 or true into 1 and answer about another place)."""
+    if depth > 6:
+        return None
+    if isinstance(value, dict):
+        if "line" in value and "character" in value:
+            for name in ("line", "character"):
+                number = value[name]
+                if not isinstance(number, int) or isinstance(number, bool):
+                    return f"position {name} must be an integer, got {number!r}"
+        for item in value.values():
+            if isinstance(item, (dict, list)) and (problem := _non_integer_position(item, depth + 1)):
+                return problem
+    elif isinstance(value, list):
+        for item in value[:1000]:
+            if isinstance(item, (dict, list)) and (problem := _non_integer_position(item, depth + 1)):
+                return problem
+    return None
 
 
 def _reason(exc: Exception) -> str:

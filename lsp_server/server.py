@@ -35,8 +35,8 @@ class RedraftServer(LanguageServer):
     def __init__(self, model_dir: Path | None = None) -> None:
         super().__init__("redraft", VERSION, protocol_cls=RedraftProtocol)
         self.options = ServerOptions()
-        self.documents = DocumentStore()
         self.faults = FaultPlan.from_environment()  # off unless REDRAFT_FAULTS is set (tests)
+        self.documents = DocumentStore(self.faults)
         self.engine = Engine(model_dir, on_load_error=self.show_error, faults=self.faults)
         self.scheduler = RequestScheduler()
         self.suggestions = SuggestionCache()
@@ -104,7 +104,12 @@ def create_server(model_dir: Path | None = None) -> RedraftServer:
             log.warning("change for a document that is not open: %s", params.text_document.uri)
             return
         before = document.text
-        ls.documents.change(params, ls.encoding)
+        try:
+            ls.documents.change(params, ls.encoding)
+        except Exception:  # pygls would only pop up "Error in server" on every keystroke, with no traceback
+            log.error("change to %s (version %s) not applied; the document stays at version %s",
+                      document.uri, params.text_document.version, document.version, exc_info=True)
+            return
         ls.edit_log.record(document.uri, before, document.text)
 
     @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)

@@ -27,6 +27,8 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 
+from model.formats import lsp_lines_with_ends
+
 RENAME = "rename"
 CALL_SITE = "call_site"
 SAME_LINE = "same_line"
@@ -126,11 +128,13 @@ def _merge_adjacent(edits: list[PatternEdit]) -> list[PatternEdit]:
 
 
 def _line_count(text: str) -> int:
-    return len(text.splitlines()) if text else 0
+    return len(_split(text))
 
 
 def _split(text: str) -> list[str]:
-    return text.splitlines(keepends=True)
+    # LSP's line rule: str.splitlines would also break at form feed, \x85, \u2028…, and a
+    # change to a line holding one would not line up with the document's lines.
+    return lsp_lines_with_ends(text)
 
 
 def _tokens(text: str) -> list[str]:

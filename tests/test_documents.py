@@ -1,3 +1,4 @@
+import pytest
 from lsprotocol import types
 
 from lsp_server.documents import Document, line_starts, offset_at, position_at
@@ -42,3 +43,11 @@ def test_change_after_a_form_feed_line_lands_where_the_editor_put_it() -> None:
     document = Document("file:///x.py", "a = 1\x0c b = 2\nc = 3\n")
     document.apply_change(change("C", (1, 0), (1, 1)), UTF16)
     assert document.text == "a = 1\x0c b = 2\nC = 3\n"
+
+
+@pytest.mark.parametrize("odd", ["\x0c", "\x0b", "\x1c", "\x1d", "\x1e", "\x85", "\u2028", "\u2029"])
+def test_characters_splitlines_breaks_at_are_not_lsp_line_breaks(odd: str) -> None:
+    text = f"a{odd}b\nc{odd}d"
+    assert line_starts(text) == [0, 4]
+    assert offset_at(text, types.Position(1, 2), types.PositionEncodingKind.Utf16) == 6
+    assert position_at(text, 7, types.PositionEncodingKind.Utf16) == types.Position(1, 3)

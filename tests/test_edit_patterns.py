@@ -108,3 +108,12 @@ def test_proposals_below_the_change_come_before_those_above() -> None:
                           "m.py")
     assert [(e.start_line, e.lines_away) for e in edits] == [(2, 1), (0, -1)]
     assert [e.calibration_key for e in edits] == ["rename:near", "rename:above"]
+
+
+def test_a_change_to_a_line_holding_characters_python_splits_lines_at_still_applies() -> None:
+    odd = "\x0c\x0b\x1c\x1d\x1e\x85\u2028\u2029"  # line breaks to str.splitlines, not to LSP
+    head = f"def area(width, height, unit='{odd}'):\n"
+    text = head.replace("width", "w", 1) + f"    half = '{odd}' and width / 2\n    return half * height\n"
+    lines = [line + "\n" for line in text.split("\n")[:-1]]
+    edits = pattern_edits(lines, Change(0, head, head.replace("width", "w", 1)), "m.py")
+    assert [(e.start_line, e.end_line, e.new_text) for e in edits] == [(1, 2, f"    half = '{odd}' and w / 2\n")]

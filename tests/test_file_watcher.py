@@ -200,3 +200,17 @@ def test_the_number_of_files_watched_is_capped(tmp_path: Path) -> None:
         assert len(watcher._snapshots) == 5
     finally:
         watcher.stop()
+
+
+def test_the_characters_held_in_snapshots_are_capped(tmp_path: Path) -> None:
+    for index in range(12):
+        (tmp_path / f"m{index}.py").write_text(f"x = {index:03d}\n" * 10 + "#" * 19 + "\n")  # 100 characters
+    log = EditLog(merge_window_s=0.0)
+    watcher = WorkspaceWatcher([tmp_path], log, lambda uri: False, max_total_bytes=350, debounce_s=DEBOUNCE)
+    watcher.start()
+    try:
+        assert watcher.wait_ready(5.0)
+        assert len(watcher._snapshots) == 3
+        assert sum(len(text) for text in watcher._snapshots.values()) <= 350
+    finally:
+        watcher.stop()

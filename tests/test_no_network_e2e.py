@@ -14,14 +14,30 @@ WATCHED_EVENTS = ("socket.connect", "socket.bind", "socket.getaddrinfo", "socket
                   "socket.gethostbyaddr", "socket.sendto", "urllib.Request", "http.client.connect",
                   "pickle.find_class", "ftplib.connect", "smtplib.connect")
 
-# Started with `python -c`: install the hook first, then run the real command line.
+# Started with `python -c`: install the hook first, then run the real command line. Besides
+# the watched audit events it records, as a proof that the hook saw the session, the import
+# of the module that loads the model and every call of safetensors' and torch's loaders
+# (torch.load raises no audit event of its own, and its weights-only unpickler bypasses
+# pickle.find_class).
 HOOKED_SERVER = """
 import json, sys
 watched, report = set(json.loads(sys.argv[1])), open(sys.argv[2], "a")
+def note(kind, detail):
+    report.write(json.dumps([kind, detail[:200]]) + "\\n"); report.flush()
 def hook(event, args):
     if event in watched:
-        report.write(json.dumps([event, repr(args)[:200]]) + "\\n"); report.flush()
+        note(event, repr(args))
+    elif event == "import" and args[0] == "model.checkpoint":
+        note("import", args[0])
 sys.addaudithook(hook)
+import safetensors.torch, torch, torch.serialization
+def recorded(name, real):
+    def call(*args, **kwargs):
+        note(name, repr(args))
+        return real(*args, **kwargs)
+    return call
+safetensors.torch.load_file = recorded("safetensors.load_file", safetensors.torch.load_file)
+torch.load = torch.serialization.load = recorded("torch.load", torch.load)
 sys.argv = ["redraft", "serve"]
 from lsp_server.cli import main
 sys.exit(main())
@@ -39,7 +55,8 @@ async def test_a_full_session_makes_no_network_call_and_unpickles_nothing(tmp_pa
     async with LspClient(command, timeout=60) as client:
         await client.request("initialize", {
             "processId": None, "rootUri": workspace.as_uri(), "capabilities": {},
-            "initializationOptions": {"confidenceThreshold": 0.0, "requestTimeoutMs": 20_000}})
+            "initializationOptions": {"confidenceThreshold": 0.0, "requestTimeoutMs": 20_000,
+                                      "debugRequests": True}})
         await client.initialized()
         uri = module.as_uri()
         await client.did_open(uri, module.read_text())
@@ -50,14 +67,33 @@ async def test_a_full_session_makes_no_network_call_and_unpickles_nothing(tmp_pa
             "context": {"triggerKind": 1}})
         await client.request("redraft/nextEdit", {"textDocument": {"uri": uri},
                                                   "position": {"line": 0, "character": 10}})
-        (workspace / "other.py").write_text("import shapes\n\nprint(shapes.area(2, 3))\n")
-        await asyncio.sleep(1.5)  # let the watcher see the new file
+        other = workspace / "other.py"
+        # The watcher snapshots the folder in the background: keep changing the file until
+        # the change shows up in the edit log (the watcher ran, under the hook).
+        disk_events: list[dict[str, str]] = []
+        for attempt in range(10):
+            other.write_text(f"import shapes\n\nprint(shapes.area(2, {attempt}))\n")
+            for _ in range(30):  # the watcher debounces bursts of writes
+                await asyncio.sleep(0.1)
+                log = (await client.request("redraft/debugState"))["editLog"]
+                disk_events = [e for e in log if e["source"] == "disk" and e["uri"] == other.as_uri()]
+                if disk_events:
+                    break
+            if disk_events:
+                break
+        assert disk_events
         state = await client.request("textDocument/inlineCompletion", {
             "textDocument": {"uri": uri}, "position": {"line": 1, "character": 4},
             "context": {"triggerKind": 2}})
         assert state is None or isinstance(state["items"], list)
-    events = report.read_text().splitlines() if report.exists() else []
-    assert events == [], "network or pickle use: " + "; ".join(events)
+    events = [json.loads(line) for line in report.read_text().splitlines()]
+    forbidden = [e for e in events if e[0] in WATCHED_EVENTS or e[0] == "torch.load"]
+    assert forbidden == [], f"network or pickle use: {forbidden}"
+    # The hook was there when the model loaded, and the weights came through safetensors.
+    assert ["import", "model.checkpoint"] in events
+    loads = [detail for kind, detail in events if kind == "safetensors.load_file"]
+    assert len(loads) == 1 and "model.safetensors" in loads[0], events
     # The weights on disk are safetensors only: nothing that torch.load would unpickle.
     weights = Path(__file__).resolve().parent.parent / "model" / "weights"
     assert sorted(p.suffix for p in weights.iterdir()) == [".json", ".json", ".safetensors"]
+    assert not [p for p in weights.rglob("*") if p.suffix in (".pt", ".pth", ".bin", ".pkl", ".ckpt")]

@@ -42,3 +42,15 @@ async def test_feedback_over_lsp_lands_in_the_local_stats_file(tmp_path: Path, m
     counts = json.loads((tmp_path / "redraft" / "stats.json").read_text())
     assert counts["inline_completion"]["rejected"] == 1
     assert counts["inline_completion"]["shown"] >= 1
+
+
+def test_the_suggestion_ids_remembered_for_feedback_are_bounded() -> None:
+    from lsp_server.stats import MAX_TRACKED_IDS
+
+    stats = UsageStats(None)
+    ids = [f"id{i}" for i in range(MAX_TRACKED_IDS + 500)]
+    for start in range(0, len(ids), 3):
+        stats.shown("inline_completion", ids[start : start + 3])
+    assert len(stats._kinds) == MAX_TRACKED_IDS
+    assert not stats.feedback(ids[0], accepted=True)  # the oldest were forgotten
+    assert stats.feedback(ids[-1], accepted=True)
