@@ -82,6 +82,12 @@ def build_parser() -> argparse.ArgumentParser:
     calibrate.add_argument("--plot", type=Path, help="also draw the FIM precision-vs-shown curve to this PNG")
     calibrate.add_argument("--only", choices=("fim", "next-edit"), help="calibrate one of the two (default both)")
 
+    ablate = commands.add_parser("ablate", help="train small models side by side, one design choice changed in each")
+    ablate.add_argument("--work-dir", type=Path, required=True, help="holds corpus/ (from `redraft train`)")
+    ablate.add_argument("--steps", type=int, default=400, help="optimizer steps per arm")
+    ablate.add_argument("--arms", help="comma-separated arm names (default: all)")
+    ablate.add_argument("--cases", type=int, default=300, help="held-out spans each arm decodes")
+
     bench = commands.add_parser("bench", help="benchmarks that print a table")
     suites = bench.add_subparsers(dest="suite", required=True)
     fim = suites.add_parser("fim", help="HumanEval infilling through the real server")
@@ -131,6 +137,8 @@ def main(argv: list[str] | None = None) -> int:
 
         if args.command == "complete":
             return commands.complete(args)
+        if args.command == "ablate":
+            return commands.ablate(args)
         if args.command == "calibrate":
             return commands.calibrate(args)
         if args.command == "corpus":

@@ -198,6 +198,20 @@ def train_on_repo(args: argparse.Namespace) -> int:
     return 0
 
 
+def ablate(args: argparse.Namespace) -> int:
+    """``redraft ablate``: small arms side by side; one table (also in ablations/results.json)."""
+    import torch
+
+    from model.ablations import format_results, run_ablations
+    from model.checkpoint import SHIPPED_DIR, TOKENIZER_FILE
+
+    torch.set_num_threads(max(1, min(torch.get_num_threads(), os.cpu_count() or 1)))
+    names = [n.strip() for n in args.arms.split(",") if n.strip()] if args.arms else None
+    results = run_ablations(args.work_dir, SHIPPED_DIR / TOKENIZER_FILE, args.steps, names, args.cases)
+    print(format_results(results))
+    return 0
+
+
 def corpus(args: argparse.Namespace) -> int:
     """Write ``corpus/packages.json`` for the built corpus and print it as a table."""
     from model.corpus import package_table, write_package_index

@@ -10,6 +10,9 @@
   our handlers.
 - pygls drops every request that arrives after ``shutdown`` without an answer; LSP says it
   must fail with InvalidRequest, and a client that sent one would otherwise wait forever.
+- pygls answers requests that arrive before ``initialize`` as if the server were set up;
+  LSP says they fail with ServerNotInitialized (-32002) and notifications are dropped
+  (``exit`` excepted).
 - lsprotocol's converter accepts ``1.5`` or ``true`` as a line or character and answers
   about another place; such a position is InvalidParams here.
 - A notification with parameters of the wrong types made pygls pop up "Error in server:
@@ -23,7 +26,12 @@ from collections.abc import Generator
 from typing import Any
 
 from lsprotocol import types
-from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams, JsonRpcInvalidRequest
+from pygls.exceptions import (
+    JsonRpcException,
+    JsonRpcInvalidParams,
+    JsonRpcInvalidRequest,
+    JsonRpcServerNotInitialized,
+)
 from pygls.protocol import LanguageServerProtocol
 from pygls.protocol.json_rpc import JsonRPCNotification, RPCRequest
 from pygls.protocol.language_server import lsp_method
@@ -40,6 +48,7 @@ DROPPED_METHOD = "$/redraft/droppedMessage"
 
 
 class RedraftProtocol(LanguageServerProtocol):
+    _initialize_seen = False
     @lsp_method(types.TEXT_DOCUMENT_DID_OPEN)
     def lsp_text_document__did_open(self, params: types.DidOpenTextDocumentParams) -> Generator[Any, Any, None]:
         yield from self._to_user_handler(types.TEXT_DOCUMENT_DID_OPEN, params)
@@ -58,6 +67,17 @@ class RedraftProtocol(LanguageServerProtocol):
             yield handler, (params,), None
 
     def handle_message(self, message: Any) -> None:
+        method = getattr(message, "method", None)
+        if method == types.INITIALIZE:
+            self._initialize_seen = True
+        elif not self._initialize_seen and method not in (None, types.EXIT):
+            if isinstance(message, RPCRequest):
+                log.warning("answered %s (id %s) with ServerNotInitialized", method, message.id)
+                not_ready = JsonRpcServerNotInitialized(f"{method}: send initialize first")
+                self._send_response(message.id, error=not_ready.to_response_error())
+            else:
+                log.warning("dropped %s notification: the server is not initialized", method)
+            return
         if self._shutdown and isinstance(message, RPCRequest) and message.method != types.EXIT:
             log.warning("answered %s (id %s) with InvalidRequest: the server is shutting down",
                         message.method, message.id)

@@ -13,7 +13,7 @@ import torch
 from torch import Tensor
 
 from model.corpus import SourceFile
-from model.fim_examples import FimExample, make_example
+from model.fim_examples import FimExample, make_example, parse_span_mix
 from model.next_edit_examples import EditPair, replay_example, synthetic_example
 from model.tokenizer import CodeTokenizer
 
@@ -58,6 +58,7 @@ def batch_stream(
     """Endless batches, each of one task; files drawn in proportion to their (capped) length."""
     files = sources.files
     cumulative = list(itertools.accumulate(min(len(f.text), 20_000) for f in files))
+    span_mix = parse_span_mix(config.span_mix) if config.span_mix else None
     while True:
         next_edit = rng.random() < next_edit_fraction
         canvas_size = config.next_edit_canvas if next_edit else rng.choice(config.canvas_sizes)
@@ -81,7 +82,7 @@ def batch_stream(
                                             config.next_edit_budget, canvas_size)
             else:
                 text = rng.choices(files, cum_weights=cumulative)[0].text
-                example = make_example(tokenizer, text, rng, config.budget, canvas_size)
+                example = make_example(tokenizer, text, rng, config.budget, canvas_size, span_mix)
             if example is not None:
                 examples.append(example)
         yield collate(examples, tokenizer.pad_id)

@@ -17,7 +17,7 @@ from model.bench.decode import same_code
 from model.calibration import fit
 from model.checkpoint import CONFIG_FILE, load_model
 from model.corpus import SourceFile
-from model.fim_examples import SPAN_MIX, choose_span
+from model.fim_examples import SPAN_MIX, SpanKind, choose_span
 from model.inference import CompletionRequest, FimCompleter
 from model.plots import plot_precision_curve
 from model.precision import fastest_dtype
@@ -31,12 +31,17 @@ class Scored:
     exact: bool
 
 
-def dev_cases(files: list[SourceFile], count: int, seed: int, max_middle_chars: int = 80) -> list[tuple[str, str, str]]:
+def dev_cases(
+    files: list[SourceFile], count: int, seed: int, max_middle_chars: int = 80,
+    span_mix: dict[SpanKind, float] | None = None,
+) -> list[tuple[str, str, str]]:
+    """(prefix, middle, suffix) cut from ``files`` with ``span_mix`` (default: training's)."""
     rng = random.Random(seed)
+    mix = span_mix or SPAN_MIX
     cases: list[tuple[str, str, str]] = []
     while files and len(cases) < count:
         text = rng.choice(files).text
-        kind = rng.choices(list(SPAN_MIX), weights=list(SPAN_MIX.values()))[0]
+        kind = rng.choices(list(mix), weights=list(mix.values()))[0]
         start, end = choose_span(text, kind, rng)
         if 0 < end - start <= max_middle_chars and text[start:end].strip():
             cases.append((text[:start], text[start:end], text[end:]))

@@ -30,6 +30,14 @@ SPAN_MIX: dict[SpanKind, float] = {
 }
 
 
+def parse_span_mix(raw: dict[str, float]) -> dict[SpanKind, float]:
+    """``{"rest_of_line": 0.5, …}`` → the mix; unknown kinds or no positive weight raise."""
+    mix = {SpanKind(name): float(weight) for name, weight in raw.items()}
+    if not any(weight > 0 for weight in mix.values()):
+        raise ValueError(f"span mix {raw} has no positive weight")
+    return mix
+
+
 @dataclass(frozen=True)
 class FimExample:
     context: list[int]  # <|suffix|> suffix <|prefix|> prefix, unpadded
@@ -74,9 +82,12 @@ def make_example(
     rng: random.Random,
     budget: ContextBudget,
     canvas_size: int,
+    span_mix: dict[SpanKind, float] | None = None,
 ) -> FimExample | None:
-    """One FIM example from ``text``; None when the chosen span is empty."""
-    kind = rng.choices(list(SPAN_MIX), weights=list(SPAN_MIX.values()))[0]
+    """One FIM example from ``text`` (spans drawn from ``span_mix``, default ``SPAN_MIX``);
+    None when the chosen span is empty."""
+    mix = span_mix or SPAN_MIX
+    kind = rng.choices(list(mix), weights=list(mix.values()))[0]
     start, end = choose_span(text, kind, rng)
     if end <= start:
         return None

@@ -25,13 +25,23 @@ class NetworkConfig:
     d_model: int = 384
     mlp_hidden: int = 1024
     rope_base: float = 10_000.0
+    # Length handling: False = the canvas learns <|eom|> + padding (shipped); True = a head on
+    # the last context position predicts the middle's length and the canvas only fills it in
+    # (the length-head ablation).
+    length_head: bool = False
 
     @property
     def head_dim(self) -> int:
         return self.d_model // self.n_head
 
-    def to_dict(self) -> dict[str, int | float]:
-        return asdict(self)
+    def to_dict(self) -> dict[str, int | float | bool]:
+        raw = asdict(self)
+        if not self.length_head:  # configs of models without it stay as they were
+            del raw["length_head"]
+        return raw
+
+
+LENGTH_CLASSES = 64  # middle lengths 0…63 tokens: the largest canvas holds 63 and <|eom|>
 
 
 ROPE_TABLE_POSITIONS = 1024  # context + canvas positions covered by the first rotary table
@@ -136,6 +146,7 @@ class DiffusionEditor(nn.Module):
         self.embed = nn.Embedding(config.vocab_size, config.d_model)
         self.blocks: list[Block] = nn.ModuleList(Block(config) for _ in range(config.n_layer))  # type: ignore[assignment]
         self.final_norm = nn.RMSNorm(config.d_model)
+        self.length = nn.Linear(config.d_model, LENGTH_CLASSES) if config.length_head else None
         self._rope_table: tuple[Tensor, Tensor] | None = None  # not a buffer: derived, never saved
         self.apply(self._init_weights)
         for block in self.blocks:  # scaled residual projections (GPT-2)
@@ -150,6 +161,13 @@ class DiffusionEditor(nn.Module):
     def logits(self, hidden: Tensor) -> Tensor:
         """Output layer tied to the embedding: (…, d_model) → (…, vocab)."""
         return F.linear(self.final_norm(hidden), self.embed.weight)
+
+    def length_logits(self, last_context_hidden: Tensor) -> Tensor:
+        """(…, d_model) hidden state of the last context position → (…, LENGTH_CLASSES)."""
+        if self.length is None:
+            raise ValueError("this network has no length head")
+        logits: Tensor = self.length(self.final_norm(last_context_hidden))
+        return logits
 
     def _rope(self, start: int, length: int, device: torch.device) -> tuple[Tensor, Tensor]:
         """Rotary tables for positions [start, start + length), computed once per size:

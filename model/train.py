@@ -54,6 +54,7 @@ class TrainConfig:
     context_tokens: int = 256
     max_suffix_tokens: int = 96
     canvas_sizes: tuple[int, ...] = (32, 64)
+    span_mix: dict[str, float] | None = None  # SpanKind value → weight; None = fim_examples.SPAN_MIX
     next_edit_fraction: float = 0.0  # share of batches with the next-edit objective
     next_edit_canvas: int = 64
     context_loss_weight: float = 0.5
@@ -83,6 +84,14 @@ def losses(
     """(diffusion loss on the canvas, next-token loss on sampled context positions)."""
     rate = sample_mask_rate(batch.targets.shape[0], generator)
     noised, masked = mask_tokens(batch.targets, rate, tokenizer.mask_id, generator)
+    lengths = None
+    if core.length is not None:
+        # Length head: the canvas is told the length (<|eom|> and padding stay visible) and
+        # only the middle is masked; the head learns the length from the context.
+        lengths = (batch.targets == tokenizer.end_of_middle_id).int().argmax(-1)  # (batch,)
+        middle = torch.arange(batch.targets.shape[1])[None, :] < lengths[:, None]
+        masked = masked & middle
+        noised = torch.where(masked, noised, batch.targets)
     hidden = network(batch.context, batch.context_valid, noised)  # (batch, C + L, d)
     ctx = batch.context.shape[1]
     # Logits only where a token is masked: the output layer is the costliest part.
@@ -90,6 +99,8 @@ def losses(
     ce = F.cross_entropy(canvas_logits, batch.targets[masked], reduction="none")
     row_weight = loss_weight(rate)[:, None].expand_as(masked)[masked]
     diffusion = (ce * row_weight).sum() / masked.numel()
+    if lengths is not None:
+        diffusion = diffusion + F.cross_entropy(core.length_logits(hidden[:, ctx - 1]).float(), lengths)
     # Next-token loss on a random sample of context positions whose next token is real.
     scorable = batch.context_valid[:, :-1] & batch.context_valid[:, 1:]
     keep = scorable & (torch.rand(scorable.shape, generator=generator) < config.context_loss_fraction)

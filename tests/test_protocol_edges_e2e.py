@@ -1,6 +1,6 @@
 """Protocol edges through the real server: wrong parameter types for each of our request
 methods and for the notifications, unknown methods, positions out of range, requests after
-shutdown, and the characters Python's ``splitlines`` breaks at but LSP does not."""
+shutdown, requests before initialize, and the characters Python's ``splitlines`` breaks at but LSP does not."""
 
 import sys
 from pathlib import Path
@@ -14,7 +14,7 @@ from lsp_server.bench.lsp_client import LspClient, LspError
 SERVER = [sys.executable, "-m", "lsp_server", "serve"]
 pytestmark = pytest.mark.asyncio
 
-INVALID_PARAMS, METHOD_NOT_FOUND, INVALID_REQUEST = -32602, -32601, -32600
+INVALID_PARAMS, METHOD_NOT_FOUND, INVALID_REQUEST, SERVER_NOT_INITIALIZED = -32602, -32601, -32600, -32002
 URI = "file:///x.py"
 TEXT = "def f():\n    return 1\n"
 
@@ -129,6 +129,21 @@ async def test_requests_after_shutdown_get_invalid_request_instead_of_silence() 
             with pytest.raises(LspError) as raised:
                 await client.request(method, params, timeout=30)
             assert raised.value.code == INVALID_REQUEST and "shutting down" in str(raised.value)
+
+
+async def test_requests_before_initialize_get_server_not_initialized_and_notifications_are_dropped() -> None:
+    async with LspClient(SERVER, timeout=60) as client:
+        await client.did_open(URI, TEXT)  # dropped: the server is not set up yet
+        for method, params in (("textDocument/inlineCompletion", inline(at(1, 12))),
+                               ("redraft/nextEdit", next_edit(at(0, 0))), ("shutdown", None)):
+            with pytest.raises(LspError) as raised:
+                await client.request(method, params, timeout=30)
+            assert raised.value.code == SERVER_NOT_INITIALIZED and "initialize first" in str(raised.value)
+        await client.initialize({"debugRequests": True})
+        await client.initialized()
+        assert (await state(client))["documents"] == {}  # the early didOpen never happened
+        await client.did_open(URI, TEXT)
+        assert (await state(client))["documents"][URI] == {"version": 1, "text": TEXT}
 
 
 async def test_positions_out_of_range_clamp_in_requests_and_changes() -> None:

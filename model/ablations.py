@@ -1,0 +1,199 @@
+"""``redraft ablate``: small models trained side by side, one design choice changed in each.
+
+Every arm starts from scratch with the same seed, tokenizer, corpus, step count and batch
+size, so the only difference is the choice named. Each is then decoded by the real sampler
+on the same held-out spans (packages never trained on) cut the way an editor asks: the rest
+of a line, or whole lines. The figures are exact match, edit similarity (difflib ratio of
+the suggestion to the truth, as in CodeXGLUE's line completion), passes per answer, and
+the time of one denoising pass at a full context — so width against depth compares at
+the latency the server pays.
+
+Small on purpose: a full-size run costs hours on this machine, an arm costs minutes. The
+figures say which way a choice points at this scale, not what it gives at full size.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import logging
+import statistics
+import time
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+import torch
+
+from model.bench.decode import same_code
+from model.calibrate_fim import dev_cases
+from model.checkpoint import LoadedModel, load_model
+from model.corpus import read_corpus
+from model.fim_examples import SpanKind
+from model.formats import context_ids, middle_from_canvas
+from model.inference import CompletionRequest, FimCompleter
+from model.network import NetworkConfig
+from model.sampler import SamplerSettings, denoise
+from model.tokenizer import CodeTokenizer
+from model.train import TrainConfig, train
+
+log = logging.getLogger(__name__)
+
+# Pass times (fastest of 100, 2 threads, this machine): 4×128 4.8 ms, 2×192 4.3 ms, 6×96 5.3 ms,
+# 8×96 6.7 ms — so 2×192 and 6×96 are the equal-latency width/depth pair to the base.
+
+# What an editor asks for; random spans are a training device, not a request.
+EDITOR_SPANS = {SpanKind.REST_OF_LINE: 0.5, SpanKind.WHOLE_LINES: 0.5}
+SMALL = NetworkConfig(n_layer=4, n_head=4, d_model=128, mlp_hidden=384)
+
+
+@dataclass(frozen=True)
+class Arm:
+    name: str
+    question: str  # the ablation it answers
+    change: str  # what differs from the base arm, for the table
+    train: dict[str, Any] = field(default_factory=dict)  # TrainConfig overrides
+    network: NetworkConfig = SMALL
+    canvas_size: int = 32  # the canvas it is served with
+
+
+ARMS: tuple[Arm, ...] = (
+    Arm("base", "—", "4×128, eom + padding, next-token loss 0.5, canvas 32/64, span mix 40/40/20"),
+    Arm("length_head", "length handling", "a head predicts the length; canvas only fills it in",
+        network=replace(SMALL, length_head=True)),
+    Arm("no_context_loss", "context next-token loss", "next-token loss off", {"context_loss_weight": 0.0}),
+    Arm("canvas_32", "canvas size", "canvas 32 only", {"canvas_sizes": (32,)}),
+    Arm("canvas_64", "canvas size", "canvas 64 only (served at 64)", {"canvas_sizes": (64,)}, canvas_size=64),
+    Arm("spans_lines", "FIM span mix", "rest of line / whole lines 50/50, no random spans",
+        {"span_mix": {"rest_of_line": 0.5, "whole_lines": 0.5}}),
+    Arm("spans_random", "FIM span mix", "random spans only", {"span_mix": {"random_span": 1.0}}),
+    Arm("wide_shallow", "width vs depth", "2×192 (MLP 576)",
+        network=replace(SMALL, n_layer=2, d_model=192, mlp_hidden=576)),
+    Arm("deep_narrow", "width vs depth", "6×96 (MLP 288)",
+        network=replace(SMALL, n_layer=6, d_model=96, mlp_hidden=288)),
+)
+
+
+@dataclass(frozen=True)
+class ArmResult:
+    name: str
+    question: str
+    change: str
+    parameters_m: float
+    steps: int
+    exact: float
+    edit_similarity: float
+    passes: float  # median denoising passes per answer
+    ms_per_pass: float
+    dev_next_token: float
+
+
+def arms_named(names: list[str] | None) -> list[Arm]:
+    if not names:
+        return list(ARMS)
+    known = {arm.name: arm for arm in ARMS}
+    unknown = [n for n in names if n not in known]
+    if unknown:
+        raise ValueError(f"unknown arms {unknown}; known: {', '.join(known)}")
+    return [known[n] for n in names]
+
+
+def train_arm(arm: Arm, work_dir: Path, steps: int, tokenizer: CodeTokenizer, batch_size: int) -> float:
+    """Train (or resume) one arm in ``work_dir/ablations/NAME``; its last held-out
+    next-token loss (from the run's history, so an arm already trained costs nothing)."""
+    config = TrainConfig(
+        corpus_dir=work_dir / "corpus", run_dir=work_dir / "ablations" / arm.name, steps=steps,
+        batch_size=batch_size, lr=2e-3, warmup_steps=min(100, steps // 10), eval_every=steps,
+        eval_examples=8 * batch_size, seed=0, network=replace(arm.network, vocab_size=tokenizer.vocab_size),
+        **arm.train,
+    )
+    train(config, tokenizer)
+    history = (config.run_dir / "history.jsonl").read_text().splitlines()
+    return float(json.loads(history[-1]).get("dev_next_token", float("nan"))) if history else float("nan")
+
+
+@torch.no_grad()
+def decode_length_head(completer: FimCompleter, prefix: str, suffix: str, canvas_size: int) -> tuple[str, int]:
+    """The length-head arm's decoding: predict the length, fix <|eom|> there, fill the rest."""
+    network, tok = completer.network, completer.tokenizer
+    ids = torch.tensor([context_ids(tok, prefix, suffix, completer.budget)])
+    hidden = network(ids, torch.ones_like(ids, dtype=torch.bool), ids[:, :0])  # (1, C, d)
+    length = int(network.length_logits(hidden[0, -1])[:canvas_size].argmax())
+    length = min(length, canvas_size - 1)
+    forced = {length: tok.end_of_middle_id, **{i: tok.pad_id for i in range(length + 1, canvas_size)}}
+    cache = network.encode_context(ids)
+    result = denoise(network, cache, tok.mask_id, frozenset({tok.end_of_middle_id, tok.pad_id}),
+                     SamplerSettings(canvas_size=canvas_size, length_first=False), forced=forced)
+    return middle_from_canvas(tok, result.tokens), result.steps
+
+
+def pass_milliseconds(loaded: LoadedModel, canvas_size: int, repeats: int = 30) -> float:
+    """Time of one denoising pass at a full (256-token) context: the fastest of ``repeats``,
+    which is what the network costs when nothing else competes for the cores."""
+    network, tok = loaded.network, loaded.tokenizer
+    cache = network.encode_context(torch.randint(0, tok.vocab_size, (1, 256)))
+    room = network.make_room(cache, canvas_size)
+    canvas = torch.full((1, canvas_size), tok.mask_id)
+    where = torch.arange(canvas_size)
+    times = []
+    with torch.no_grad():
+        for _ in range(repeats + 3):
+            started = time.perf_counter()
+            network.denoise(canvas, room, where)
+            times.append((time.perf_counter() - started) * 1000)
+    return min(times[3:])
+
+
+def evaluate_arm(arm: Arm, run_dir: Path, cases: list[tuple[str, str, str]], steps: int,
+                 dev_next_token: float) -> ArmResult:
+    loaded = load_model(run_dir)
+    exact = similarity = 0.0
+    passes: list[int] = []
+    completer = FimCompleter(loaded)
+    for prefix, middle, suffix in cases:
+        if arm.network.length_head:
+            text, used = decode_length_head(completer, prefix, suffix, arm.canvas_size)
+        else:
+            best = completer.complete(CompletionRequest(prefix, suffix, canvas_size=arm.canvas_size))[0]
+            text, used = best.text, best.steps
+        exact += same_code(text, middle)
+        similarity += difflib.SequenceMatcher(None, text, middle).ratio()
+        passes.append(used)
+    count = max(1, len(cases))
+    return ArmResult(
+        arm.name, arm.question, arm.change, sum(p.numel() for p in loaded.network.parameters()) / 1e6, steps,
+        exact / count, similarity / count, statistics.median(passes) if passes else 0.0,
+        pass_milliseconds(loaded, arm.canvas_size), dev_next_token,
+    )
+
+
+def run_ablations(work_dir: Path, tokenizer_path: Path, steps: int, names: list[str] | None,
+                  cases_count: int = 300, batch_size: int = 16) -> list[ArmResult]:
+    """Train every arm not yet trained to ``steps``, evaluate all, write ``ablations/results.json``."""
+    tokenizer = CodeTokenizer.load(tokenizer_path)
+    dev_files = read_corpus(work_dir / "corpus" / "dev.jsonl")
+    if not dev_files:
+        raise FileNotFoundError(f"no held-out files in {work_dir / 'corpus'}: build the corpus with `redraft train`")
+    cases = dev_cases(dev_files, cases_count, seed=11, span_mix=EDITOR_SPANS)
+    results = []
+    for arm in arms_named(names):
+        log.info("ablation arm %s: %s", arm.name, arm.change)
+        dev_next_token = train_arm(arm, work_dir, steps, tokenizer, batch_size)
+        results.append(evaluate_arm(arm, work_dir / "ablations" / arm.name, cases, steps, dev_next_token))
+        log.info("%s", format_results(results[-1:]))
+    out = work_dir / "ablations" / "results.json"
+    previous = {r["name"]: r for r in json.loads(out.read_text())} if out.is_file() else {}
+    previous.update({r.name: r.__dict__ for r in results})
+    out.write_text(json.dumps(list(previous.values()), indent=2) + "\n")
+    return results
+
+
+def format_results(results: list[ArmResult]) -> str:
+    header = (f"{'arm':<16} {'question':<24} {'params':>6} {'steps':>5} {'exact':>6} {'edit sim':>8} "
+              f"{'passes':>6} {'ms/pass':>7} {'dev NT':>6}  change")
+    rows = [header]
+    for r in results:
+        rows.append(f"{r.name:<16} {r.question:<24} {r.parameters_m:5.2f}M {r.steps:>5} {r.exact:6.1%} "
+                    f"{r.edit_similarity:8.1%} {r.passes:>6.1f} {r.ms_per_pass:7.2f} {r.dev_next_token:6.3f}  "
+                    f"{r.change}")
+    return "\n".join(rows)
