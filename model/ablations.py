@@ -3,10 +3,11 @@
 Every arm starts from scratch with the same seed, tokenizer, corpus, step count and batch
 size, so the only difference is the choice named. Each is then decoded by the real sampler
 on the same held-out spans (packages never trained on) cut the way an editor asks: the rest
-of a line, or whole lines. The figures are exact match, edit similarity (difflib ratio of
-the suggestion to the truth, as in CodeXGLUE's line completion), passes per answer, and
-the time of one denoising pass at a full context — so width against depth compares at
-the latency the server pays.
+of a line, or whole lines. The figures are the middle's likelihood under fixed masks (it
+separates arms long before their answers are right), exact match, edit similarity
+(difflib ratio of the suggestion to the truth, as in CodeXGLUE's line completion), how
+often the answer has the right length, passes per answer, and the time of one denoising
+pass at a full context — so width against depth compares at the latency the server pays.
 
 Small on purpose: a full-size run costs hours on this machine, an arm costs minutes. The
 figures say which way a choice points at this scale, not what it gives at full size.
@@ -24,13 +25,15 @@ from pathlib import Path
 from typing import Any
 
 import torch
+import torch.nn.functional as F
 
 from model.bench.decode import same_code
 from model.calibrate_fim import dev_cases
 from model.checkpoint import LoadedModel, load_model
 from model.corpus import read_corpus
+from model.expand_delete import canvas_text, denoise_expand_delete
 from model.fim_examples import SpanKind
-from model.formats import context_ids, middle_from_canvas
+from model.formats import canvas_targets, context_ids, middle_from_canvas
 from model.inference import CompletionRequest, FimCompleter
 from model.network import NetworkConfig
 from model.sampler import SamplerSettings, denoise
@@ -61,6 +64,8 @@ ARMS: tuple[Arm, ...] = (
     Arm("base", "—", "4×128, eom + padding, next-token loss 0.5, canvas 32/64, span mix 40/40/20"),
     Arm("length_head", "length handling", "a head predicts the length; canvas only fills it in",
         network=replace(SMALL, length_head=True)),
+    Arm("expand_delete", "length handling", "the canvas grows and shrinks: <|expand|>/<|delete|> from 8 masks",
+        {"length_handling": "expand_delete"}),
     Arm("no_context_loss", "context next-token loss", "next-token loss off", {"context_loss_weight": 0.0}),
     Arm("canvas_32", "canvas size", "canvas 32 only", {"canvas_sizes": (32,)}),
     Arm("canvas_64", "canvas size", "canvas 64 only (served at 64)", {"canvas_sizes": (64,)}, canvas_size=64),
@@ -81,8 +86,10 @@ class ArmResult:
     change: str
     parameters_m: float
     steps: int
+    middle_nll: float  # nats per middle token, fixed masks (MASK_RATES)
     exact: float
     edit_similarity: float
+    length_right: float  # decoded middles with the true length in tokens
     passes: float  # median denoising passes per answer
     ms_per_pass: float
     dev_next_token: float
@@ -127,7 +134,42 @@ def decode_length_head(completer: FimCompleter, prefix: str, suffix: str, canvas
     return middle_from_canvas(tok, result.tokens), result.steps
 
 
-def pass_milliseconds(loaded: LoadedModel, canvas_size: int, repeats: int = 30) -> float:
+MASK_RATES = (0.2, 0.4, 0.6, 0.8, 1.0)
+
+
+@torch.no_grad()
+def middle_nll(completer: FimCompleter, cases: list[tuple[str, str, str]], canvas_size: int,
+               exact_length: bool = False) -> float:
+    """Mean cross-entropy of the masked middle tokens (never <|eom|> or padding) over the
+    same cases and the same masks at each rate in ``MASK_RATES``: a likelihood every arm
+    can be compared on even before its decoded answers are any good. The length-head arm
+    sees the length (its design), as does the expand/delete arm (``exact_length``: a canvas
+    of exactly the middle's tokens); the others see whatever end tokens the mask leaves."""
+    network, tok = completer.network, completer.tokenizer
+    generator = torch.Generator().manual_seed(5)
+    total, count = 0.0, 0
+    for prefix, middle, suffix in cases:
+        middle_ids = tok.encode(middle)[: canvas_size - 1]
+        n = len(middle_ids)
+        if n == 0:
+            continue
+        rows = len(MASK_RATES)
+        canvas = middle_ids if exact_length else canvas_targets(tok, middle_ids, canvas_size)
+        targets = torch.tensor([canvas]).expand(rows, -1)
+        masked = torch.rand(targets.shape, generator=generator) < torch.tensor(MASK_RATES)[:, None]
+        masked[torch.arange(rows), torch.randint(0, n, (rows,), generator=generator)] = True
+        if network.length is not None:
+            masked[:, n:] = False
+        ids = torch.tensor([context_ids(tok, prefix, suffix, completer.budget)]).expand(rows, -1)
+        hidden = network(ids, torch.ones_like(ids, dtype=torch.bool), torch.where(masked, tok.mask_id, targets))
+        scored = masked[:, :n]
+        logits = network.logits(hidden[:, ids.shape[1] : ids.shape[1] + n][scored]).float()
+        total += float(F.cross_entropy(logits, targets[:, :n][scored], reduction="sum"))
+        count += int(scored.sum())
+    return total / max(1, count)
+
+
+def pass_milliseconds(loaded: LoadedModel, canvas_size: int, repeats: int = 100) -> float:
     """Time of one denoising pass at a full (256-token) context: the fastest of ``repeats``,
     which is what the network costs when nothing else competes for the cores."""
     network, tok = loaded.network, loaded.tokenizer
@@ -147,22 +189,32 @@ def pass_milliseconds(loaded: LoadedModel, canvas_size: int, repeats: int = 30) 
 def evaluate_arm(arm: Arm, run_dir: Path, cases: list[tuple[str, str, str]], steps: int,
                  dev_next_token: float) -> ArmResult:
     loaded = load_model(run_dir)
-    exact = similarity = 0.0
+    exact = similarity = length_right = 0.0
     passes: list[int] = []
     completer = FimCompleter(loaded)
+    tok = loaded.tokenizer
+    expand_delete = arm.train.get("length_handling") == "expand_delete"
     for prefix, middle, suffix in cases:
         if arm.network.length_head:
             text, used = decode_length_head(completer, prefix, suffix, arm.canvas_size)
+        elif expand_delete:
+            ids = torch.tensor([context_ids(tok, prefix, suffix, completer.budget)])
+            grown = denoise_expand_delete(loaded.network, loaded.network.encode_context(ids), tok,
+                                          max_length=arm.canvas_size - 1)
+            text, used = canvas_text(tok, grown.tokens), grown.steps
         else:
             best = completer.complete(CompletionRequest(prefix, suffix, canvas_size=arm.canvas_size))[0]
             text, used = best.text, best.steps
         exact += same_code(text, middle)
         similarity += difflib.SequenceMatcher(None, text, middle).ratio()
+        length_right += len(tok.encode(text)) == len(tok.encode(middle))
         passes.append(used)
     count = max(1, len(cases))
     return ArmResult(
         arm.name, arm.question, arm.change, sum(p.numel() for p in loaded.network.parameters()) / 1e6, steps,
-        exact / count, similarity / count, statistics.median(passes) if passes else 0.0,
+        middle_nll(completer, cases, arm.canvas_size, exact_length=expand_delete),
+        exact / count, similarity / count, length_right / count,
+        statistics.median(passes) if passes else 0.0,
         pass_milliseconds(loaded, arm.canvas_size), dev_next_token,
     )
 
@@ -189,11 +241,11 @@ def run_ablations(work_dir: Path, tokenizer_path: Path, steps: int, names: list[
 
 
 def format_results(results: list[ArmResult]) -> str:
-    header = (f"{'arm':<16} {'question':<24} {'params':>6} {'steps':>5} {'exact':>6} {'edit sim':>8} "
-              f"{'passes':>6} {'ms/pass':>7} {'dev NT':>6}  change")
+    header = (f"{'arm':<16} {'question':<24} {'params':>6} {'steps':>5} {'mid NLL':>7} {'exact':>6} "
+              f"{'edit sim':>8} {'length':>6} {'passes':>6} {'ms/pass':>7} {'dev NT':>6}  change")
     rows = [header]
     for r in results:
-        rows.append(f"{r.name:<16} {r.question:<24} {r.parameters_m:5.2f}M {r.steps:>5} {r.exact:6.1%} "
-                    f"{r.edit_similarity:8.1%} {r.passes:>6.1f} {r.ms_per_pass:7.2f} {r.dev_next_token:6.3f}  "
-                    f"{r.change}")
+        rows.append(f"{r.name:<16} {r.question:<24} {r.parameters_m:5.2f}M {r.steps:>5} {r.middle_nll:7.3f} "
+                    f"{r.exact:6.1%} {r.edit_similarity:8.1%} {r.length_right:6.1%} {r.passes:>6.1f} "
+                    f"{r.ms_per_pass:7.2f} {r.dev_next_token:6.3f}  {r.change}")
     return "\n".join(rows)

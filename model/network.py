@@ -192,10 +192,12 @@ class DiffusionEditor(nn.Module):
             new_cache.append(kv)
         return x, new_cache
 
-    def forward(self, context: Tensor, context_valid: Tensor, canvas: Tensor) -> Tensor:
+    def forward(self, context: Tensor, context_valid: Tensor, canvas: Tensor,
+                canvas_valid: Tensor | None = None) -> Tensor:
         """Training pass. context (batch, C) left-padded, context_valid (batch, C) bool,
-        canvas (batch, L). Returns hidden states (batch, C + L, d_model)."""
-        mask = training_mask(context_valid, canvas.shape[1])
+        canvas (batch, L), canvas_valid (batch, L) bool when canvases differ in length
+        (the expand/delete arm). Returns hidden states (batch, C + L, d_model)."""
+        mask = training_mask(context_valid, canvas.shape[1], canvas_valid)
         hidden, _ = self._run(torch.cat([context, canvas], dim=1), 0, mask, None)
         return hidden
 
@@ -231,15 +233,15 @@ class DiffusionEditor(nn.Module):
         return self.logits(hidden)
 
 
-def training_mask(context_valid: Tensor, canvas_size: int) -> Tensor:
+def training_mask(context_valid: Tensor, canvas_size: int, canvas_valid: Tensor | None = None) -> Tensor:
     """(batch, 1, T, T) bool: context causal over valid keys; canvas sees valid context
-    and the whole canvas. Every row keeps its diagonal so padded rows stay finite."""
+    and the whole (valid) canvas. Every row keeps its diagonal so padded rows stay finite."""
     batch, ctx = context_valid.shape
     total = ctx + canvas_size
     device = context_valid.device
-    key_valid = torch.cat(
-        [context_valid, torch.ones(batch, canvas_size, dtype=torch.bool, device=device)], dim=1
-    )
+    if canvas_valid is None:
+        canvas_valid = torch.ones(batch, canvas_size, dtype=torch.bool, device=device)
+    key_valid = torch.cat([context_valid, canvas_valid], dim=1)
     causal = torch.ones(total, total, dtype=torch.bool, device=device).tril()
     causal[ctx:, :] = True  # canvas rows see everything
     mask = causal[None] & key_valid[:, None, :]

@@ -28,6 +28,7 @@ from model.batches import Batch, TrainingSources, batch_stream
 from model.checkpoint import WEIGHTS_FILE, load_model, save_model
 from model.corpus import read_corpus
 from model.edit_corpus import read_edit_pairs
+from model.expand_delete import noise_canvas
 from model.formats import ContextBudget, NextEditBudget
 from model.network import DiffusionEditor, NetworkConfig
 from model.plots import plot_loss_curve
@@ -39,6 +40,7 @@ log = logging.getLogger(__name__)
 
 OPTIMIZER_FILE = "optimizer.pt"
 STATE_FILE = "state.json"
+LENGTH_HANDLING = ("eom", "expand_delete")
 
 
 @dataclass
@@ -55,6 +57,9 @@ class TrainConfig:
     max_suffix_tokens: int = 96
     canvas_sizes: tuple[int, ...] = (32, 64)
     span_mix: dict[str, float] | None = None  # SpanKind value → weight; None = fim_examples.SPAN_MIX
+    # "eom": the canvas learns <|eom|> + padding (shipped); "expand_delete": canvases of the
+    # wrong length learn <|expand|>/<|delete|> (the ablation arm, expand_delete.py).
+    length_handling: str = "eom"
     next_edit_fraction: float = 0.0  # share of batches with the next-edit objective
     next_edit_canvas: int = 64
     context_loss_weight: float = 0.5
@@ -84,7 +89,10 @@ def losses(
     """(diffusion loss on the canvas, next-token loss on sampled context positions)."""
     rate = sample_mask_rate(batch.targets.shape[0], generator)
     noised, masked = mask_tokens(batch.targets, rate, tokenizer.mask_id, generator)
-    lengths = None
+    targets, canvas_valid, lengths = batch.targets, None, None
+    if config.length_handling == "expand_delete":
+        grown = noise_canvas(tokenizer, batch.targets, rate, generator)
+        noised, masked, targets, canvas_valid = grown.canvas, grown.masked, grown.targets, grown.canvas_valid
     if core.length is not None:
         # Length head: the canvas is told the length (<|eom|> and padding stay visible) and
         # only the middle is masked; the head learns the length from the context.
@@ -92,11 +100,11 @@ def losses(
         middle = torch.arange(batch.targets.shape[1])[None, :] < lengths[:, None]
         masked = masked & middle
         noised = torch.where(masked, noised, batch.targets)
-    hidden = network(batch.context, batch.context_valid, noised)  # (batch, C + L, d)
+    hidden = network(batch.context, batch.context_valid, noised, canvas_valid)  # (batch, C + L, d)
     ctx = batch.context.shape[1]
     # Logits only where a token is masked: the output layer is the costliest part.
     canvas_logits = core.logits(hidden[:, ctx:][masked]).float()  # (masked, vocab)
-    ce = F.cross_entropy(canvas_logits, batch.targets[masked], reduction="none")
+    ce = F.cross_entropy(canvas_logits, targets[masked], reduction="none")
     row_weight = loss_weight(rate)[:, None].expand_as(masked)[masked]
     diffusion = (ce * row_weight).sum() / masked.numel()
     if lengths is not None:
@@ -190,6 +198,10 @@ def _distributed() -> tuple[int, int]:
 
 def train(config: TrainConfig, tokenizer: CodeTokenizer) -> dict[str, float]:
     """Train until ``steps`` or the time limit; returns the last dev losses."""
+    if config.length_handling not in LENGTH_HANDLING:
+        raise ValueError(f"length_handling must be one of {LENGTH_HANDLING}, not {config.length_handling!r}")
+    if config.length_handling != "eom" and config.next_edit_fraction > 0:
+        raise ValueError("expand/delete canvases are an FIM ablation: set next_edit_fraction to 0")
     rank, world = _distributed()
     cuda = torch.cuda.is_available()
     device = torch.device("cuda", rank % torch.cuda.device_count()) if cuda else torch.device("cpu")

@@ -41,6 +41,7 @@ def test_two_arms_train_decode_and_land_in_one_table(tmp_path: Path) -> None:
     assert [r.name for r in results] == ["base", "length_head"]
     for result in results:
         assert result.steps == 2 and 0.0 <= result.exact <= 1.0 and 0.0 <= result.edit_similarity <= 1.0
+        assert result.middle_nll > 0 and 0.0 <= result.length_right <= 1.0
         assert result.passes >= 1 and result.ms_per_pass > 0 and result.dev_next_token > 0
     assert load_model(tmp_path / "ablations" / "length_head").network.config.length_head
     saved = json.loads((tmp_path / "ablations" / "results.json").read_text())
