@@ -33,7 +33,7 @@ from model.formats import ContextBudget, NextEditBudget
 from model.network import DiffusionEditor, NetworkConfig
 from model.plots import plot_loss_curve
 from model.precision import use_bf16_autocast
-from model.schedule import loss_weight, mask_tokens, sample_mask_rate
+from model.schedule import MIN_MASK_RATE, loss_weight, mask_tokens, sample_mask_rate
 from model.tokenizer import CodeTokenizer
 
 log = logging.getLogger(__name__)
@@ -105,6 +105,10 @@ def losses(
     # Logits only where a token is masked: the output layer is the costliest part.
     canvas_logits = core.logits(hidden[:, ctx:][masked]).float()  # (masked, vocab)
     ce = F.cross_entropy(canvas_logits, targets[masked], reduction="none")
+    if canvas_valid is not None:
+        # Merged and inserted masks are there whatever t is: weight by the share of the
+        # canvas actually masked, which is what t stands for in the ELBO weight 1/t.
+        rate = (masked.sum(1) / canvas_valid.sum(1).clamp(min=1)).clamp(min=MIN_MASK_RATE)
     row_weight = loss_weight(rate)[:, None].expand_as(masked)[masked]
     diffusion = (ce * row_weight).sum() / masked.numel()
     if lengths is not None:
