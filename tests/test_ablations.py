@@ -9,11 +9,13 @@ from pathlib import Path
 import pytest
 import torch
 
+from model import ablations
 from model.ablations import ARMS, arms_named, decode_length_head, format_results, run_ablations
 from model.batches import TrainingSources, batch_stream
 from model.checkpoint import SHIPPED_DIR, TOKENIZER_FILE, LoadedModel, load_model
 from model.corpus import SourceFile
 from model.fim_examples import SpanKind, parse_span_mix
+from model.formats import middle_from_canvas
 from model.inference import FimCompleter
 from model.network import DiffusionEditor, NetworkConfig
 from model.tokenizer import CodeTokenizer
@@ -73,8 +75,9 @@ def test_the_length_head_arm_masks_only_the_middle_and_learns_the_length() -> No
     assert "length_head" not in plain.to_dict() and DiffusionEditor(plain).length is None
 
 
-def test_length_head_decoding_stops_the_middle_where_the_head_says(tmp_path: Path) -> None:
+def test_length_head_decoding_stops_the_middle_where_the_head_says(monkeypatch: pytest.MonkeyPatch) -> None:
     tokenizer = CodeTokenizer.load(SHIPPED_DIR / TOKENIZER_FILE)
+    torch.manual_seed(0)
     network = DiffusionEditor(NetworkConfig(n_layer=1, n_head=2, d_model=32, mlp_hidden=64, length_head=True)).eval()
     assert network.length is not None
     with torch.no_grad():  # a head that always says "3 tokens"
@@ -82,9 +85,16 @@ def test_length_head_decoding_stops_the_middle_where_the_head_says(tmp_path: Pat
         network.length.bias.zero_()
         network.length.bias[3] = 10.0
     completer = FimCompleter(LoadedModel(network, tokenizer, {}))
+    canvases: list[list[int]] = []  # what the sampler committed (re-encoding the text may split it differently)
+    def recording_middle(tok: CodeTokenizer, canvas: list[int]) -> str:
+        canvases.append(list(canvas))
+        return middle_from_canvas(tok, canvas)
+    monkeypatch.setattr(ablations, "middle_from_canvas", recording_middle)
     text, passes = decode_length_head(completer, "def f(x):\n    return ", "\n", canvas_size=32)
     assert 1 <= passes <= 3
-    assert len(tokenizer.encode(text)) <= 3
+    (canvas,) = canvases
+    assert canvas[3] == tokenizer.end_of_middle_id and set(canvas[4:]) == {tokenizer.pad_id}
+    assert tokenizer.mask_id not in canvas[:3] and text == tokenizer.decode(canvas[:3])
 
 
 def test_a_span_mix_names_known_kinds_with_some_weight() -> None:
