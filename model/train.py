@@ -88,11 +88,12 @@ def losses(
 ) -> tuple[Tensor, Tensor]:
     """(diffusion loss on the canvas, next-token loss on sampled context positions)."""
     rate = sample_mask_rate(batch.targets.shape[0], generator)
-    noised, masked = mask_tokens(batch.targets, rate, tokenizer.mask_id, generator)
     targets, canvas_valid, lengths = batch.targets, None, None
     if config.length_handling == "expand_delete":
         grown = noise_canvas(tokenizer, batch.targets, rate, generator)
         noised, masked, targets, canvas_valid = grown.canvas, grown.masked, grown.targets, grown.canvas_valid
+    else:
+        noised, masked = mask_tokens(batch.targets, rate, tokenizer.mask_id, generator)
     if core.length is not None:
         # Length head: the canvas is told the length (<|eom|> and padding stay visible) and
         # only the middle is masked; the head learns the length from the context.
