@@ -46,12 +46,11 @@ DEMO_CURSORS = ("                found.append(", "        self.value = ", "    f
 def _load_completer(model: Path | None) -> object:
     import torch
 
-    from model.checkpoint import SHIPPED_DIR, load_model
+    from model.checkpoint import SHIPPED_DIR, load_served_model
     from model.inference import FimCompleter
-    from model.precision import fastest_dtype
 
     torch.set_num_threads(2)
-    return FimCompleter(load_model(model or SHIPPED_DIR, dtype=fastest_dtype()))
+    return FimCompleter(load_served_model(model or SHIPPED_DIR))
 
 
 def _show_completion(completer: object, prefix: str, suffix: str, args: argparse.Namespace) -> None:
@@ -247,11 +246,10 @@ def bench(args: argparse.Namespace) -> int:
         import torch
 
         from model.bench.decode import format_rows, read_cases, run_decode_bench
-        from model.checkpoint import SHIPPED_DIR, load_model
-        from model.precision import fastest_dtype
+        from model.checkpoint import SHIPPED_DIR, load_served_model
 
         torch.set_num_threads(2)
-        loaded = load_model(args.model or SHIPPED_DIR, dtype=fastest_dtype())
+        loaded = load_served_model(args.model or SHIPPED_DIR)
         print(format_rows(run_decode_bench(loaded, read_cases(args.data, args.limit), args.canvas)))
         return 0
 

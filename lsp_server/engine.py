@@ -121,15 +121,14 @@ class Engine:
         try:
             import torch
 
-            from model.checkpoint import SHIPPED_DIR, ModelLoadError, load_model
+            from model.checkpoint import SHIPPED_DIR, ModelLoadError, load_served_model
             from model.inference import FimCompleter
             from model.next_edit import NextEditor
-            from model.precision import fastest_dtype
 
             torch.set_num_threads(2)
             started = time.perf_counter()
             try:
-                loaded = load_model(self._model_dir or SHIPPED_DIR, dtype=fastest_dtype())
+                loaded = load_served_model(self._model_dir or SHIPPED_DIR)
             except ModelLoadError as exc:
                 self._load_error = f"Redraft: no suggestions — {exc}"
             else:

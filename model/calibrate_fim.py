@@ -15,12 +15,11 @@ from pathlib import Path
 
 from model.bench.decode import same_code
 from model.calibration import fit
-from model.checkpoint import CONFIG_FILE, load_model
+from model.checkpoint import CONFIG_FILE, load_served_model
 from model.corpus import SourceFile
 from model.fim_examples import SPAN_MIX, SpanKind, choose_span
 from model.inference import CompletionRequest, FimCompleter
 from model.plots import plot_precision_curve
-from model.precision import fastest_dtype
 
 THRESHOLDS = (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9)
 
@@ -77,7 +76,7 @@ def calibrate(
 ) -> str:
     """Fit, write into ``model_dir/config.json``, and return the held-out report; ``plot``
     also draws the held-out precision-vs-shown curve there (PNG)."""
-    loaded = load_model(model_dir, dtype=fastest_dtype())  # as served
+    loaded = load_served_model(model_dir)  # as served
     loaded.metadata.pop("calibration", None)
     completer = FimCompleter(loaded)
     scored = score(completer, dev_cases(dev_files, count, seed))

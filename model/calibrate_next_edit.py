@@ -20,11 +20,10 @@ from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 
-from model.checkpoint import CONFIG_FILE, load_model
+from model.checkpoint import CONFIG_FILE, load_served_model
 from model.edit_patterns import CALIBRATION_KEYS
 from model.next_edit import MODEL_KIND, EditRecord, NextEditor, ProposedEdit, pattern_proposals
 from model.next_edit_examples import EditPair, line_hunks
-from model.precision import fastest_dtype
 
 log = logging.getLogger(__name__)
 
@@ -114,7 +113,7 @@ def calibrate_next_edit(model_dir: Path, corpus_dir: Path, network_cases: int = 
     """Measure every source, write ``calibration.next_edit`` into the model's config.json."""
     all_pairs = read_pairs(corpus_dir / "edits_train.jsonl") + read_pairs(corpus_dir / "edits_dev.jsonl")
     tallies = measure_patterns(all_pairs)
-    loaded = load_model(model_dir, dtype=fastest_dtype())
+    loaded = load_served_model(model_dir)
     tallies[MODEL_KIND] = measure_network(NextEditor(loaded), read_pairs(corpus_dir / "edits_dev.jsonl"),
                                           network_cases)
     config_path = model_dir / CONFIG_FILE

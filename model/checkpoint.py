@@ -11,7 +11,9 @@ from typing import Any
 import torch
 from safetensors.torch import load_file, save_file
 
+from model.int8 import quantize_for_serving
 from model.network import DiffusionEditor, NetworkConfig
+from model.precision import fastest_dtype
 from model.tokenizer import CodeTokenizer
 
 SHIPPED_DIR = Path(__file__).parent / "weights"
@@ -80,3 +82,11 @@ def load_model(folder: Path = SHIPPED_DIR, dtype: torch.dtype = torch.float32) -
     network.to(dtype).eval()
     metadata = {k: v for k, v in config.items() if k != "network"}
     return LoadedModel(network, tokenizer, metadata)
+
+
+def load_served_model(folder: Path = SHIPPED_DIR) -> LoadedModel:
+    """``load_model`` as the server runs it: in this CPU's fastest float type, with the
+    output layer in int8 where that works (``int8.py``)."""
+    loaded = load_model(folder, dtype=fastest_dtype())
+    quantize_for_serving(loaded.network)
+    return loaded

@@ -14,7 +14,7 @@ import torch
 from model.calibration import Calibrator, features
 from model.checkpoint import LoadedModel
 from model.formats import ContextBudget, context_ids, middle_from_canvas
-from model.network import KVCache
+from model.network import CanvasRoom, KVCache
 from model.sampler import CommitRule, Denoised, SamplerSettings, denoise
 
 
@@ -39,6 +39,7 @@ class CompletionRequest:
     rule: CommitRule = CommitRule.THRESHOLD
     keep_trace: bool = False
     length_first: bool = True  # decide where the middle ends in the first pass (sampler.py)
+    freeze_tail: bool = True  # passes after the end is placed stop at it (sampler.py)
 
 
 class Cancelled(Exception):
@@ -75,9 +76,10 @@ class FimCompleter:
         self._cached_ids: list[int] = []
         self._cache: KVCache | None = None
 
-    def encode(self, prefix: str, suffix: str) -> KVCache:
-        """The context's key/value cache, reusing the longest unchanged token prefix of the
-        last context (suffix first: typing at the cursor re-encodes only the prefix tail)."""
+    def prepare(self, prefix: str, suffix: str, canvas_size: int) -> tuple[list[int], CanvasRoom]:
+        """The context's ids and a canvas room holding the cache of the longest unchanged
+        token prefix of the last context (suffix first: typing at the cursor leaves only the
+        prefix tail pending); the first denoising pass encodes the rest."""
         ids = context_ids(self.tokenizer, prefix, suffix, self.budget)
         common = 0
         for old, new in zip(self._cached_ids, ids, strict=False):
@@ -88,9 +90,9 @@ class FimCompleter:
         reuse = None
         if self._cache is not None and common > 0:
             reuse = [(k[:, :, :common], v[:, :, :common]) for k, v in self._cache]
-        cache = self.network.encode_context(torch.tensor([ids[common:]]), reuse)
-        self._cached_ids, self._cache = ids, cache
-        return cache
+        else:
+            common = 0
+        return ids, self.network.make_room(reuse, canvas_size, pending=torch.tensor([ids[common:]]))
 
     @torch.no_grad()
     def complete(
@@ -99,16 +101,18 @@ class FimCompleter:
         """Up to ``request.candidates`` distinct candidates, best first. Raises Cancelled."""
         if should_stop():
             raise Cancelled
-        cache = self.encode(request.prefix, request.suffix)
         settings = SamplerSettings(request.canvas_size, request.threshold, request.max_steps, request.rule,
-                                   request.length_first)
+                                   request.length_first, request.freeze_tail)
+        ids, room = self.prepare(request.prefix, request.suffix, settings.canvas_size)
         tok = self.tokenizer
-        runs = [denoise(self.network, cache, tok.mask_id, self.end_ids, settings,
+        runs = [denoise(self.network, room, tok.mask_id, self.end_ids, settings,
                         should_stop, request.keep_trace)]
+        if room.pending is None:  # the first pass ran: the context is encoded, keep it
+            self._cached_ids, self._cache = ids, room.context_cache()
         if runs[0].stopped:
             raise Cancelled
-        if request.candidates > 1:
-            runs.extend(self._alternatives(cache, settings, request, should_stop))
+        if request.candidates > 1 and room.pending is None:
+            runs.extend(self._alternatives(room.context_cache(), settings, request, should_stop))
         seen: set[str] = set()
         candidates: list[Candidate] = []
         for run in runs:

@@ -10,6 +10,7 @@ feed-forward → block → the network, whose three entry points are
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
 
 import torch
@@ -50,14 +51,26 @@ ROPE_TABLE_POSITIONS = 1024  # context + canvas positions covered by the first r
 KVCache = list[tuple[Tensor, Tensor]]
 
 
-@dataclass(frozen=True)
+@dataclass
 class CanvasRoom:
     """A context cache followed by room for the canvas (``make_room``): every denoising
     pass writes the canvas's keys/values there in place, instead of concatenating a copy
-    of the whole context's on each pass and layer."""
+    of the whole context's on each pass and layer.
+
+    ``pending`` context tokens (the tail typed since the cache was made) are encoded by
+    the first denoising pass, in the same forward as the canvas: on 2 cores a forward of
+    a few tokens costs mostly fixed per-layer overhead, so one pass instead of two saves
+    that overhead on every request. Exact: the pending rows stay causal."""
 
     layers: KVCache  # each (batch, heads, context + canvas, head_dim)
-    context_length: int
+    context_length: int  # including the pending tokens
+    pending: Tensor | None = None  # (1, n) context ids not yet in ``layers``
+
+    def context_cache(self) -> KVCache:
+        """The context's keys/values (views into the room); only once nothing is pending."""
+        if self.pending is not None:
+            raise ValueError("the room's pending context has not been encoded yet")
+        return [(k[:, :, :self.context_length], v[:, :, :self.context_length]) for k, v in self.layers]
 
 
 def rotary_tables(positions: Tensor, head_dim: int, base: float) -> tuple[Tensor, Tensor]:
@@ -92,14 +105,15 @@ class Attention(nn.Module):
         room_at: int | None = None,
     ) -> tuple[Tensor, tuple[Tensor, Tensor]]:
         """``room_at``: ``past`` already has room for these positions from that index on
-        (a CanvasRoom); write them there instead of concatenating."""
+        (a CanvasRoom); write them there instead of concatenating, and attend to the whole
+        room (positions after these keep the keys/values of the pass that last wrote them)."""
         batch, length, width = x.shape
         q, k, v = self.qkv(x).view(batch, length, 3, self.n_head, self.head_dim).unbind(2)
         q, k, v = (t.transpose(1, 2) for t in (q, k, v))  # (batch, heads, length, head_dim)
         q, k = apply_rotary(q, *rope), apply_rotary(k, *rope)
         if past is not None and room_at is not None:
-            past[0][:, :, room_at:] = k
-            past[1][:, :, room_at:] = v
+            past[0][:, :, room_at:room_at + length] = k
+            past[1][:, :, room_at:room_at + length] = v
             k, v = past
         elif past is not None:
             k = torch.cat([past[0], k], dim=2)
@@ -148,6 +162,7 @@ class DiffusionEditor(nn.Module):
         self.final_norm = nn.RMSNorm(config.d_model)
         self.length = nn.Linear(config.d_model, LENGTH_CLASSES) if config.length_head else None
         self._rope_table: tuple[Tensor, Tensor] | None = None  # not a buffer: derived, never saved
+        self.int8_output: Callable[[Tensor], Tensor] | None = None  # serving only, never saved
         self.apply(self._init_weights)
         for block in self.blocks:  # scaled residual projections (GPT-2)
             for proj in (block.attn.out, block.ff.down):
@@ -159,8 +174,12 @@ class DiffusionEditor(nn.Module):
             nn.init.normal_(module.weight, std=0.02)
 
     def logits(self, hidden: Tensor) -> Tensor:
-        """Output layer tied to the embedding: (…, d_model) → (…, vocab)."""
-        return F.linear(self.final_norm(hidden), self.embed.weight)
+        """Output layer tied to the embedding: (…, d_model) → (…, vocab). Serving may swap
+        in an int8 copy of it (``int8.py``); training never uses it."""
+        normed = self.final_norm(hidden)
+        if self.int8_output is not None and not self.training:
+            return self.int8_output(normed)
+        return F.linear(normed, self.embed.weight)
 
     def length_logits(self, last_context_hidden: Tensor) -> Tensor:
         """(…, d_model) hidden state of the last context position → (…, LENGTH_CLASSES)."""
@@ -210,19 +229,27 @@ class DiffusionEditor(nn.Module):
         _, new_cache = self._run(ids, past, mask, cache)
         return new_cache
 
-    def make_room(self, cache: KVCache, canvas_size: int) -> CanvasRoom:
-        """The context's cache copied once into buffers with room for a canvas."""
+    def make_room(self, cache: KVCache | None, canvas_size: int, pending: Tensor | None = None) -> CanvasRoom:
+        """The context's cache (None: no context yet) copied once into buffers with room
+        for ``pending`` context ids (1, n), encoded by the first pass, and a canvas."""
+        extra = 0 if pending is None else pending.shape[1]
+        length = 0 if cache is None else cache[0][0].shape[2]
+        weight = self.embed.weight
         layers: KVCache = []
-        for keys, values in cache:
-            batch, heads, length, head_dim = keys.shape
-            room = keys.new_zeros(2, batch, heads, length + canvas_size, head_dim)
-            room[0, :, :, :length], room[1, :, :, :length] = keys, values
+        for i in range(self.config.n_layer):
+            room = weight.new_zeros(2, 1, self.config.n_head, length + extra + canvas_size, self.config.head_dim)
+            if cache is not None:
+                room[0, :, :, :length], room[1, :, :, :length] = cache[i]
             layers.append((room[0], room[1]))
-        return CanvasRoom(layers, cache[0][0].shape[2])
+        return CanvasRoom(layers, length + extra, pending)
 
     def denoise(self, canvas: Tensor, cache: KVCache | CanvasRoom, where: Tensor | None = None) -> Tensor:
         """One refinement step: canvas (1, L) against the cached context. Logits only at
-        the canvas positions ``where`` (indices), else everywhere: (n, vocab)."""
+        the canvas positions ``where`` (indices), else everywhere: (n, vocab). In a room,
+        the canvas may be a prefix of the room's canvas: the positions after it are not
+        recomputed (their keys/values stay as the last pass left them)."""
+        if isinstance(cache, CanvasRoom) and cache.pending is not None:
+            return self._encode_pending_and_denoise(canvas, cache, where)
         if isinstance(cache, CanvasRoom):
             start = cache.context_length
             hidden, _ = self._run(canvas, start, None, cache.layers, room_at=start)
@@ -230,6 +257,19 @@ class DiffusionEditor(nn.Module):
             start = cache[0][0].shape[2]
             hidden, _ = self._run(canvas, start, None, cache)
         hidden = hidden[0] if where is None else hidden[0, where]
+        return self.logits(hidden)
+
+    def _encode_pending_and_denoise(self, canvas: Tensor, room: CanvasRoom, where: Tensor | None) -> Tensor:
+        """The room's pending context (causal) and the canvas (seeing all context) in one pass."""
+        assert room.pending is not None
+        tail = room.pending.shape[1]
+        encoded = room.context_length - tail
+        keys = room.layers[0][0].shape[2]
+        mask = torch.ones(tail + canvas.shape[1], keys, dtype=torch.bool, device=canvas.device)
+        mask[:tail] = torch.ones(tail, keys, dtype=torch.bool, device=canvas.device).tril(diagonal=encoded)
+        hidden, _ = self._run(torch.cat([room.pending, canvas], dim=1), encoded, mask, room.layers, room_at=encoded)
+        room.pending = None
+        hidden = hidden[0, tail:] if where is None else hidden[0, tail + where]
         return self.logits(hidden)
 
 

@@ -66,3 +66,35 @@ def test_context_rows_never_see_the_canvas() -> None:
     assert not mask[:4, 4:].any()
     assert mask[4:, :].all()
     assert not mask[0, 1]
+
+
+def test_pending_context_encoded_with_the_first_pass_equals_encoding_it_first() -> None:
+    network = tiny_network()
+    context = torch.randint(0, 64, (1, 12))
+    canvas = torch.randint(0, 64, (1, 5))
+    with torch.no_grad():
+        head = network.encode_context(context[:, :9])
+        expected = network.denoise(canvas, network.encode_context(context[:, 9:], head))
+        for reuse, pending in ((head, context[:, 9:]), (None, context)):
+            room = network.make_room(reuse, 5, pending=pending)
+            torch.testing.assert_close(network.denoise(canvas, room), expected, atol=1e-5, rtol=1e-4)
+            assert room.pending is None
+            for (k, v), (k0, v0) in zip(room.context_cache(), network.encode_context(context), strict=True):
+                torch.testing.assert_close(k, k0, atol=1e-5, rtol=1e-4)
+                torch.testing.assert_close(v, v0, atol=1e-5, rtol=1e-4)
+
+
+def test_a_canvas_prefix_pass_reuses_the_rest_of_the_canvas_as_last_computed() -> None:
+    network = tiny_network()
+    context = torch.randint(0, 64, (1, 12))
+    canvas = torch.randint(0, 64, (1, 6))
+    with torch.no_grad():
+        room = network.make_room(network.encode_context(context), 6)
+        full = network.denoise(canvas, room)
+        # Nothing changed since the full pass, so the frozen tail is exactly what a
+        # full pass would compute again.
+        torch.testing.assert_close(network.denoise(canvas[:, :4], room), full[:4], atol=1e-5, rtol=1e-4)
+        changed = canvas.clone()
+        changed[0, 0] = (canvas[0, 0] + 1) % 64
+        fresh = network.denoise(changed, network.make_room(network.encode_context(context), 6))
+        assert not torch.allclose(network.denoise(changed[:, :4], room), fresh[:4])  # stale tail: approximate

@@ -1,3 +1,4 @@
+import dataclasses
 import random
 from pathlib import Path
 from typing import Any
@@ -146,3 +147,24 @@ def test_the_pass_at_the_step_cap_commits_every_open_position() -> None:
     assert capped.steps == 1 and not capped.stopped
     assert capped.tokens[:3] == [5, 6, 7] and capped.tokens[3] in ends  # no hole before the end
     assert all(p > 0 for p in capped.probabilities[:4])
+
+
+class _RecordingNetwork(_ScriptedNetwork):
+    def __init__(self) -> None:
+        self.canvas_lengths: list[int] = []
+
+    def denoise(self, canvas: torch.Tensor, cache: object, where: torch.Tensor) -> torch.Tensor:
+        self.canvas_lengths.append(canvas.shape[1])
+        return super().denoise(canvas, cache, where)
+
+
+def test_a_frozen_tail_runs_passes_only_up_to_the_committed_end() -> None:
+    ends = frozenset({1, 2})
+    full: Any = _RecordingNetwork()
+    frozen: Any = _RecordingNetwork()
+    settings = SamplerSettings(canvas_size=12, threshold=0.9, max_steps=32, length_first=True)
+    plain = denoise(full, None, 0, ends, settings)
+    fast = denoise(frozen, None, 0, ends, dataclasses.replace(settings, freeze_tail=True))
+    assert fast.tokens == plain.tokens and fast.steps == plain.steps == 3
+    assert full.canvas_lengths == [12, 12, 12]
+    assert frozen.canvas_lengths == [12, 4, 4]  # the end sits at position 3

@@ -1,7 +1,7 @@
 """``redraft bench decode``: the same network, the same FIM cases, different commit rules.
 
 Compares confidence-threshold parallel decoding (τ = 0.5, 0.7, 0.9; with and without deciding
-the length in the first pass) with one token per step
+the length on every pass, and with the frozen tail the server uses) with one token per step
 (most confident first) and plain left-to-right one token per step: tokens per forward pass,
 tokens per second, exact match. Runs the model in-process (no LSP), so the numbers are the
 decoder's alone.
@@ -14,6 +14,7 @@ import json
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 import torch
 
@@ -56,26 +57,37 @@ def same_code(a: str, b: str) -> bool:
     return [line.rstrip() for line in a.rstrip().split("\n")] == [line.rstrip() for line in b.rstrip().split("\n")]
 
 
-SETTINGS: tuple[tuple[str, CommitRule, float, bool], ...] = (
-    ("threshold τ=0.5", CommitRule.THRESHOLD, 0.5, False),
-    ("threshold τ=0.7", CommitRule.THRESHOLD, 0.7, False),
-    ("threshold τ=0.9", CommitRule.THRESHOLD, 0.9, False),
-    ("τ=0.5, length first", CommitRule.THRESHOLD, 0.5, True),
-    ("τ=0.9, length first (served)", CommitRule.THRESHOLD, 0.9, True),
-    ("one per step (most confident)", CommitRule.MOST_CONFIDENT, 1.0, False),
-    ("left to right, one per step", CommitRule.LEFT_TO_RIGHT, 1.0, False),
+class Decoder(NamedTuple):
+    name: str
+    rule: CommitRule
+    threshold: float
+    length_first: bool = False
+    freeze_tail: bool = False
+
+
+DECODERS: tuple[Decoder, ...] = (
+    Decoder("threshold τ=0.5", CommitRule.THRESHOLD, 0.5),
+    Decoder("threshold τ=0.7", CommitRule.THRESHOLD, 0.7),
+    Decoder("threshold τ=0.9", CommitRule.THRESHOLD, 0.9),
+    Decoder("τ=0.5, length first", CommitRule.THRESHOLD, 0.5, length_first=True),
+    Decoder("τ=0.9, length first", CommitRule.THRESHOLD, 0.9, length_first=True),
+    Decoder("τ=0.9, length first, frozen tail (served)", CommitRule.THRESHOLD, 0.9, length_first=True,
+            freeze_tail=True),
+    Decoder("one per step (most confident)", CommitRule.MOST_CONFIDENT, 1.0),
+    Decoder("left to right, one per step", CommitRule.LEFT_TO_RIGHT, 1.0),
 )
 
 
 def run_decode_bench(loaded: LoadedModel, cases: list[FimCase], canvas_size: int = 32) -> list[DecodeRow]:
     completer = FimCompleter(loaded)
     rows: list[DecodeRow] = []
-    for name, rule, threshold, length_first in SETTINGS:
+    for decoder in DECODERS:
         exact = tokens = passes = 0
         elapsed = 0.0
         for case in cases:
-            request = CompletionRequest(case.prefix, case.suffix, canvas_size=canvas_size, threshold=threshold,
-                                        max_steps=canvas_size, rule=rule, length_first=length_first)
+            request = CompletionRequest(case.prefix, case.suffix, canvas_size=canvas_size,
+                                        threshold=decoder.threshold, max_steps=canvas_size, rule=decoder.rule,
+                                        length_first=decoder.length_first, freeze_tail=decoder.freeze_tail)
             started = time.perf_counter()
             with torch.no_grad():
                 best = completer.complete(request)[0]
@@ -84,15 +96,15 @@ def run_decode_bench(loaded: LoadedModel, cases: list[FimCase], canvas_size: int
             tokens += best.tokens + 1  # the end-of-middle token is decoded too
             passes += best.steps
         n = max(1, len(cases))
-        rows.append(DecodeRow(name, len(cases), exact / n, tokens / max(1, passes), tokens / max(elapsed, 1e-9),
+        rows.append(DecodeRow(decoder.name, len(cases), exact / n, tokens / max(1, passes), tokens / max(elapsed, 1e-9),
                               1000 * elapsed / n))
     return rows
 
 
 def format_rows(rows: list[DecodeRow]) -> str:
-    header = f"{'decoder':32} {'cases':>5} {'exact':>7} {'tok/pass':>9} {'tok/s':>8} {'ms/case':>8}"
+    header = f"{'decoder':42} {'cases':>5} {'exact':>7} {'tok/pass':>9} {'tok/s':>8} {'ms/case':>8}"
     lines = [header, "-" * len(header)]
     for row in rows:
-        lines.append(f"{row.name:32} {row.cases:5d} {row.exact:7.1%} {row.tokens_per_pass:9.2f} "
+        lines.append(f"{row.name:42} {row.cases:5d} {row.exact:7.1%} {row.tokens_per_pass:9.2f} "
                      f"{row.tokens_per_second:8.0f} {row.ms_per_case:8.1f}")
     return "\n".join(lines)
