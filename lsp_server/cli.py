@@ -113,7 +113,9 @@ def build_parser() -> argparse.ArgumentParser:
                           help="nextEditConfidenceThreshold sent to the server (0: see every proposal; "
                                "0.5, the default the server serves, measures the served latency)")
     decode = suites.add_parser("decode", help="commit rules side by side on the same FIM cases (in-process)")
-    decode.add_argument("--data", type=Path, required=True, help="a HumanEval-infilling .jsonl.gz")
+    cases = decode.add_mutually_exclusive_group(required=True)
+    cases.add_argument("--data", type=Path, help="a HumanEval-infilling .jsonl.gz")
+    cases.add_argument("--dev", type=Path, help="held-out spans cut from a corpus .jsonl (as `redraft calibrate`)")
     decode.add_argument("--limit", type=int, default=100, help="first N cases only")
     decode.add_argument("--canvas", type=int, default=32, help="canvas tokens")
     return parser

@@ -245,12 +245,13 @@ def bench(args: argparse.Namespace) -> int:
     if args.suite == "decode":
         import torch
 
-        from model.bench.decode import format_rows, read_cases, run_decode_bench
+        from model.bench.decode import dev_cases, format_rows, read_cases, run_decode_bench
         from model.checkpoint import SHIPPED_DIR, load_served_model
 
         torch.set_num_threads(2)
         loaded = load_served_model(args.model or SHIPPED_DIR)
-        print(format_rows(run_decode_bench(loaded, read_cases(args.data, args.limit), args.canvas)))
+        cases = read_cases(args.data, args.limit) if args.data else dev_cases(args.dev, args.limit)
+        print(format_rows(run_decode_bench(loaded, cases, args.canvas)))
         return 0
 
     command = [sys.executable, "-m", "lsp_server"]

@@ -6,7 +6,7 @@ native bf16, per-channel int8 weights with activations quantized per call (fbgem
 dynamic quantization) run the 24 linear layers of the 6×256 network 4–5× faster than fp32
 (3 rows: 5.0 → 1.0 ms; 32 rows: 6.1 → 2.2 ms), and the tied 8,192-way output layer 4–7×
 faster (8 rows: 1.38 → 0.20 ms). The price is 0.016 nats of held-out FIM canvas loss
-(2.195 → 2.212 on 16 dev batches), almost all of it from the transformer's layers; the
+(2.195 → 2.210 on 16 dev batches), almost all of it from the transformer's layers; the
 output layer alone costs nothing measurable. Weight-only int8 (``torch._weight_int8pack_mm``)
 was measured too: 10–100× slower than fp32 here.
 

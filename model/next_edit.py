@@ -166,9 +166,9 @@ class NextEditor:
                                         self.budget.total - len(head), self.budget)
             if tail is None:
                 continue
-            cache = self.network.encode_context(torch.tensor([tail]), head_cache)
-            run = denoise(self.network, cache, tok.mask_id, self.end_ids,
-                          SamplerSettings(CANVAS, threshold, MAX_STEPS), should_stop)
+            room = self.network.make_room(head_cache, CANVAS, pending=torch.tensor([tail]))
+            run = denoise(self.network, room, tok.mask_id, self.end_ids,
+                          SamplerSettings(CANVAS, threshold, MAX_STEPS, freeze_tail=True), should_stop)
             if run.stopped:
                 raise Cancelled
             if run.tokens[0] in (self.no_change_id, tok.mask_id) or not _settled(run.tokens, tok.mask_id, self.end_ids):

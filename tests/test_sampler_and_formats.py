@@ -168,3 +168,18 @@ def test_a_frozen_tail_runs_passes_only_up_to_the_committed_end() -> None:
     assert fast.tokens == plain.tokens and fast.steps == plain.steps == 3
     assert full.canvas_lengths == [12, 12, 12]
     assert frozen.canvas_lengths == [12, 4, 4]  # the end sits at position 3
+
+
+def test_a_room_with_pending_context_denoises_like_the_encoded_context() -> None:
+    from model.network import DiffusionEditor, NetworkConfig
+
+    torch.manual_seed(0)
+    network = DiffusionEditor(NetworkConfig(vocab_size=64, n_layer=1, n_head=2, d_model=32, mlp_hidden=48)).eval()
+    context = torch.randint(3, 64, (1, 20))
+    settings = SamplerSettings(canvas_size=8, threshold=0.2, max_steps=8, length_first=True)
+    with torch.no_grad():
+        head = network.encode_context(context[:, :15])
+        encoded = denoise(network, network.encode_context(context[:, 15:], head), 0, frozenset({1, 2}), settings)
+        fused = denoise(network, network.make_room(head, 8, pending=context[:, 15:]), 0, frozenset({1, 2}), settings)
+    assert fused.tokens == encoded.tokens and fused.steps == encoded.steps
+    assert fused.probabilities == pytest.approx(encoded.probabilities, abs=1e-4)

@@ -52,6 +52,14 @@ def read_cases(path: Path, limit: int | None) -> list[FimCase]:
     return cases
 
 
+def dev_cases(corpus: Path, limit: int, seed: int = 7) -> list[FimCase]:
+    """Held-out spans cut from a corpus .jsonl with the training span mix, as calibration cuts them."""
+    from model.calibrate_fim import dev_cases as cut_cases  # it imports same_code from here
+    from model.corpus import read_corpus
+
+    return [FimCase(prefix, suffix, middle) for prefix, middle, suffix in cut_cases(read_corpus(corpus), limit, seed)]
+
+
 def same_code(a: str, b: str) -> bool:
     """Equal up to trailing whitespace on each line and at the end."""
     return [line.rstrip() for line in a.rstrip().split("\n")] == [line.rstrip() for line in b.rstrip().split("\n")]

@@ -1,0 +1,52 @@
+"""``redraft bench decode --dev``: every decoder on the same held-out spans, one table."""
+
+from __future__ import annotations
+
+import json
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from lsp_server.cli import main
+from model.bench.decode import DECODERS, dev_cases
+
+
+def write_corpus(path: Path) -> None:
+    source = textwrap.dedent('''\
+        import os
+
+
+        def read_lines(path):
+            with open(path) as handle:
+                return [line.rstrip() for line in handle]
+
+
+        def count_words(text):
+            total = 0
+            for line in text.splitlines():
+                total += len(line.split())
+            return total
+        ''')
+    path.write_text(json.dumps({"package": "tiny", "path": "tiny/words.py", "text": source}) + "\n")
+
+
+def test_dev_cases_are_cut_from_the_corpus_text(tmp_path: Path) -> None:
+    corpus = tmp_path / "dev.jsonl"
+    write_corpus(corpus)
+    text = json.loads(corpus.read_text())["text"]
+    cases = dev_cases(corpus, 5)
+    assert len(cases) == 5
+    assert all(case.prefix + case.middle + case.suffix == text and case.middle.strip() for case in cases)
+
+
+def test_bench_decode_on_held_out_spans_prints_a_row_per_decoder(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    corpus = tmp_path / "dev.jsonl"
+    write_corpus(corpus)
+    assert main(["bench", "decode", "--dev", str(corpus), "--limit", "2", "--canvas", "16"]) == 0
+    rows = capsys.readouterr().out.splitlines()[2:]
+    assert [row[:42].strip() for row in rows] == [decoder.name for decoder in DECODERS]
+    left_to_right = rows[-1].split()
+    assert left_to_right[-5] == "2" and left_to_right[-3] == "1.00"  # cases, tokens per pass
