@@ -86,7 +86,7 @@ def load_model(folder: Path = SHIPPED_DIR, dtype: torch.dtype = torch.float32) -
 
 def load_served_model(folder: Path = SHIPPED_DIR) -> LoadedModel:
     """``load_model`` as the server runs it: in this CPU's fastest float type, with the
-    output layer in int8 where that works (``int8.py``)."""
+    linear layers and the output layer in int8 where that works (``int8.py``)."""
     loaded = load_model(folder, dtype=fastest_dtype())
     quantize_for_serving(loaded.network)
     return loaded

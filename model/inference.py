@@ -90,8 +90,6 @@ class FimCompleter:
         reuse = None
         if self._cache is not None and common > 0:
             reuse = [(k[:, :, :common], v[:, :, :common]) for k, v in self._cache]
-        else:
-            common = 0
         return ids, self.network.make_room(reuse, canvas_size, pending=torch.tensor([ids[common:]]))
 
     @torch.no_grad()
