@@ -35,7 +35,7 @@ from model.expand_delete import canvas_text, denoise_expand_delete
 from model.fim_examples import SpanKind
 from model.formats import canvas_targets, context_ids, middle_from_canvas
 from model.inference import CompletionRequest, FimCompleter
-from model.network import NetworkConfig
+from model.network import DiffusionEditor, NetworkConfig
 from model.sampler import SamplerSettings, denoise
 from model.tokenizer import CodeTokenizer
 from model.train import TrainConfig, train
@@ -119,10 +119,17 @@ def train_arm(arm: Arm, work_dir: Path, steps: int, tokenizer: CodeTokenizer, ba
     return float(json.loads(history[-1]).get("dev_next_token", float("nan"))) if history else float("nan")
 
 
+def torch_network(completer: FimCompleter) -> DiffusionEditor:
+    """The arms are measured in torch, as trained (never through the serving runtime)."""
+    if not isinstance(completer.network, DiffusionEditor):
+        raise TypeError("ablation arms are measured on the torch network (load_model, not load_served_model)")
+    return completer.network
+
+
 @torch.no_grad()
 def decode_length_head(completer: FimCompleter, prefix: str, suffix: str, canvas_size: int) -> tuple[str, int]:
     """The length-head arm's decoding: predict the length, fix <|eom|> there, fill the rest."""
-    network, tok = completer.network, completer.tokenizer
+    network, tok = torch_network(completer), completer.tokenizer
     ids = torch.tensor([context_ids(tok, prefix, suffix, completer.budget)])
     hidden = network(ids, torch.ones_like(ids, dtype=torch.bool), ids[:, :0])  # (1, C, d)
     length = int(network.length_logits(hidden[0, -1])[:canvas_size].argmax())
@@ -145,7 +152,7 @@ def middle_nll(completer: FimCompleter, cases: list[tuple[str, str, str]], canva
     can be compared on even before its decoded answers are any good. The length-head arm
     sees the length (its design), as does the expand/delete arm (``exact_length``: a canvas
     of exactly the middle's tokens); the others see whatever end tokens the mask leaves."""
-    network, tok = completer.network, completer.tokenizer
+    network, tok = torch_network(completer), completer.tokenizer
     generator = torch.Generator().manual_seed(5)
     total, count = 0.0, 0
     for prefix, middle, suffix in cases:

@@ -2,8 +2,9 @@
 
 Features of one decoded candidate (all cheap, all from the sampler or the text):
 mean and minimum log-probability at commit, length in tokens, steps per token, whether
-the probability of ending was high, and whether the edited file still parses as Python
-when it parsed without the candidate. Fitted on held-out code, so that a threshold on the
+the probability of ending was high, and whether the top-level statement around the cursor
+still parses as Python when it parsed without the candidate (the statement, not the file:
+parsing a 20 KB file on every keystroke cost ~4 ms). Fitted on held-out code, so that a threshold on the
 confidence means a precision. Stored in the model folder's config.json.
 """
 
@@ -11,6 +12,7 @@ from __future__ import annotations
 
 import ast
 import math
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -29,6 +31,23 @@ def parses(text: str) -> bool:
     return True
 
 
+# A line that starts a top-level statement: code at column 0, not a closing bracket.
+_TOP_LEVEL_LINE = re.compile(r"\n(?=[^\s#)\]}])")
+
+
+def statement_around(prefix: str, suffix: str) -> tuple[str, str]:
+    """The parts of the top-level statement (def, class, assignment…) around the cursor
+    that lie before and after it: from the last line before the cursor that starts at
+    column 0 to the next one after it."""
+    start = len(prefix)
+    while (start := prefix.rfind("\n", 0, start)) >= 0 and not _TOP_LEVEL_LINE.match(prefix, start):
+        pass
+    before = prefix[start + 1:] if start >= 0 else prefix
+    end = _TOP_LEVEL_LINE.search(suffix)
+    after = suffix[:end.start() + 1] if end else suffix
+    return before, after
+
+
 def features(run: Denoised, end_ids: frozenset[int], prefix: str, middle: str, suffix: str) -> list[float]:
     logs: list[float] = []
     end_logp = math.log(1e-9)
@@ -39,10 +58,11 @@ def features(run: Denoised, end_ids: frozenset[int], prefix: str, middle: str, s
             break
         logs.append(logp)
     logs = logs or [end_logp]
-    # Parsing only tells something when the file parsed before; cap the cost on huge files.
+    # Parsing only tells something when the statement parsed before; cap the cost.
     still_parses = 0.5
-    if len(prefix) + len(suffix) < 20_000 and parses(prefix + suffix):
-        still_parses = float(parses(prefix + middle + suffix))
+    before, after = statement_around(prefix, suffix)
+    if len(before) + len(after) < 20_000 and parses(before + after):
+        still_parses = float(parses(before + middle + after))
     return [sum(logs) / len(logs), min(logs), math.log1p(len(logs)), run.steps / max(1, len(logs)), end_logp,
             still_parses]
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 import torch
 
 from model.calibration import Calibrator, features
-from model.checkpoint import LoadedModel
+from model.checkpoint import LoadedModel, ServedModel
 from model.formats import ContextBudget, context_ids, middle_from_canvas
 from model.network import CanvasRoom, KVCache
 from model.sampler import CommitRule, Denoised, SamplerSettings, denoise
@@ -62,7 +62,7 @@ def confidence_of(denoised: Denoised, end_ids: frozenset[int]) -> tuple[float, i
 
 
 class FimCompleter:
-    def __init__(self, loaded: LoadedModel) -> None:
+    def __init__(self, loaded: LoadedModel | ServedModel) -> None:
         self.network = loaded.network
         self.tokenizer = loaded.tokenizer
         meta = loaded.metadata

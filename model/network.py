@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
+from typing import Protocol
 
 import torch
 import torch.nn.functional as F
@@ -71,6 +72,19 @@ class CanvasRoom:
         if self.pending is not None:
             raise ValueError("the room's pending context has not been encoded yet")
         return [(k[:, :, :self.context_length], v[:, :, :self.context_length]) for k, v in self.layers]
+
+
+class ServingNetwork(Protocol):
+    """What serving runs: ``DiffusionEditor``'s serving entry points, or the same in ONNX
+    Runtime (``onnx_network.py``)."""
+
+    config: NetworkConfig
+
+    def encode_context(self, ids: Tensor, cache: KVCache | None = None) -> KVCache: ...
+
+    def make_room(self, cache: KVCache | None, canvas_size: int, pending: Tensor | None = None) -> CanvasRoom: ...
+
+    def denoise(self, canvas: Tensor, cache: KVCache | CanvasRoom, where: Tensor | None = None) -> Tensor: ...
 
 
 def rotary_tables(positions: Tensor, head_dim: int, base: float) -> tuple[Tensor, Tensor]:

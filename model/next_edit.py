@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 import torch
 
-from model.checkpoint import LoadedModel
+from model.checkpoint import LoadedModel, ServedModel
 from model.edit_patterns import Change, PatternEdit, net_change, pattern_edits
 from model.formats import (
     NextEditBudget,
@@ -114,7 +114,7 @@ def candidate_lines(lines: list[str], history: list[EditRecord], cursor_line: in
 
 
 class NextEditor:
-    def __init__(self, loaded: LoadedModel, budget: NextEditBudget | None = None) -> None:
+    def __init__(self, loaded: LoadedModel | ServedModel, budget: NextEditBudget | None = None) -> None:
         self.network = loaded.network
         self.tokenizer = loaded.tokenizer
         self.budget = budget or NextEditBudget()

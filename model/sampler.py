@@ -38,7 +38,7 @@ from dataclasses import dataclass, field
 import torch
 from torch import Tensor
 
-from model.network import CanvasRoom, DiffusionEditor, KVCache
+from model.network import CanvasRoom, KVCache, ServingNetwork
 
 
 class CommitRule(enum.Enum):
@@ -82,7 +82,7 @@ def select_commits(probs: Tensor, rule: CommitRule, threshold: float) -> Tensor:
 
 @torch.no_grad()
 def denoise(
-    network: DiffusionEditor,
+    network: ServingNetwork,
     cache: KVCache | CanvasRoom,
     mask_id: int,
     end_ids: frozenset[int],

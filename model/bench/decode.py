@@ -18,7 +18,7 @@ from typing import NamedTuple
 
 import torch
 
-from model.checkpoint import LoadedModel
+from model.checkpoint import LoadedModel, ServedModel
 from model.inference import CompletionRequest, FimCompleter
 from model.sampler import CommitRule
 
@@ -86,7 +86,7 @@ DECODERS: tuple[Decoder, ...] = (
 )
 
 
-def run_decode_bench(loaded: LoadedModel, cases: list[FimCase], canvas_size: int = 32) -> list[DecodeRow]:
+def run_decode_bench(loaded: LoadedModel | ServedModel, cases: list[FimCase], canvas_size: int = 32) -> list[DecodeRow]:
     completer = FimCompleter(loaded)
     rows: list[DecodeRow] = []
     for decoder in DECODERS:
