@@ -44,12 +44,10 @@ DEMO_CURSORS = ("                found.append(", "        self.value = ", "    f
 
 
 def _load_completer(model: Path | None) -> object:
-    import torch
-
-    from model.checkpoint import SHIPPED_DIR, load_served_model
     from model.inference import FimCompleter
+    from model.model_folder import SHIPPED_DIR
+    from model.serving import load_served_model
 
-    torch.set_num_threads(2)
     return FimCompleter(load_served_model(model or SHIPPED_DIR))
 
 
@@ -104,8 +102,8 @@ See README.md, "Use it from an editor"."""
 def train(args: argparse.Namespace) -> int:
     import torch
 
-    from model.checkpoint import TOKENIZER_FILE
-    from model.network import NetworkConfig
+    from model.architecture import NetworkConfig
+    from model.model_folder import TOKENIZER_FILE
     from model.pipeline import export_model, prepare_corpus, prepare_tokenizer
     from model.tokenizer import CodeTokenizer
     from model.train import TrainConfig
@@ -153,7 +151,8 @@ def train_on_repo(args: argparse.Namespace) -> int:
     import hashlib
     import shutil
 
-    from model.checkpoint import CONFIG_FILE, SHIPPED_DIR, load_model
+    from model.checkpoint import load_model
+    from model.model_folder import CONFIG_FILE, SHIPPED_DIR
     from model.pipeline import export_model
     from model.repo_corpus import build_repo_corpus
     from model.train import TrainConfig
@@ -202,7 +201,7 @@ def ablate(args: argparse.Namespace) -> int:
     import torch
 
     from model.ablations import format_results, run_ablations
-    from model.checkpoint import SHIPPED_DIR, TOKENIZER_FILE
+    from model.model_folder import SHIPPED_DIR, TOKENIZER_FILE
 
     torch.set_num_threads(max(1, min(torch.get_num_threads(), os.cpu_count() or 1)))
     names = [n.strip() for n in args.arms.split(",") if n.strip()] if args.arms else None
@@ -223,14 +222,11 @@ def corpus(args: argparse.Namespace) -> int:
 
 
 def calibrate(args: argparse.Namespace) -> int:
-    import torch
-
     from model.calibrate_fim import calibrate as fit_calibration
     from model.calibrate_next_edit import calibrate_next_edit
-    from model.checkpoint import SHIPPED_DIR
     from model.corpus import read_corpus
+    from model.model_folder import SHIPPED_DIR
 
-    torch.set_num_threads(2)
     model_dir = args.into or args.model or SHIPPED_DIR
     if args.only in (None, "fim"):
         print(fit_calibration(model_dir, read_corpus(args.dev), args.cases, plot=args.plot))
@@ -243,12 +239,10 @@ def bench(args: argparse.Namespace) -> int:
     import sys
 
     if args.suite == "decode":
-        import torch
-
         from model.bench.decode import dev_cases, format_rows, read_cases, run_decode_bench
-        from model.checkpoint import SHIPPED_DIR, load_served_model
+        from model.model_folder import SHIPPED_DIR
+        from model.serving import load_served_model
 
-        torch.set_num_threads(2)
         loaded = load_served_model(args.model or SHIPPED_DIR)
         cases = read_cases(args.data, args.limit) if args.data else dev_cases(args.dev, args.limit)
         print(format_rows(run_decode_bench(loaded, cases, args.canvas)))

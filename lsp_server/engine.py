@@ -1,4 +1,4 @@
-"""The only bridge from the server into ``model/`` and torch.
+"""The only bridge from the server into ``model/`` and its runtime (ONNX Runtime, or torch).
 
 The model loads lazily on a background thread (the server answers ``initialize`` at once);
 all model work runs on one worker thread, never on the event loop. Each job carries a stop
@@ -119,13 +119,11 @@ class Engine:
         if self._loaded.is_set():
             return
         try:
-            import torch
-
-            from model.checkpoint import SHIPPED_DIR, ModelLoadError, load_served_model
             from model.inference import FimCompleter
+            from model.model_folder import SHIPPED_DIR, ModelLoadError
             from model.next_edit import NextEditor
+            from model.serving import load_served_model
 
-            torch.set_num_threads(2)
             started = time.perf_counter()
             try:
                 loaded = load_served_model(self._model_dir or SHIPPED_DIR)
@@ -134,7 +132,7 @@ class Engine:
             else:
                 self._models = _Models(FimCompleter(loaded), NextEditor(loaded))
                 log.info("model loaded in %.2f s", time.perf_counter() - started)
-        except Exception as exc:  # a broken torch install must not kill the server
+        except Exception as exc:  # a broken runtime install must not kill the server
             log.error("model failed to load", exc_info=True)
             self._load_error = f"Redraft: no suggestions — the model failed to load: {exc}"
         finally:

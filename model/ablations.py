@@ -27,6 +27,7 @@ from typing import Any
 import torch
 import torch.nn.functional as F
 
+from model.architecture import NetworkConfig
 from model.bench.decode import same_code
 from model.calibrate_fim import dev_cases
 from model.checkpoint import LoadedModel, load_model
@@ -35,9 +36,10 @@ from model.expand_delete import canvas_text, denoise_expand_delete
 from model.fim_examples import SpanKind
 from model.formats import canvas_targets, context_ids, middle_from_canvas
 from model.inference import CompletionRequest, FimCompleter
-from model.network import DiffusionEditor, NetworkConfig
+from model.network import DiffusionEditor
 from model.sampler import SamplerSettings, denoise
 from model.tokenizer import CodeTokenizer
+from model.torch_serving import TorchServing, serve_in_torch
 from model.train import TrainConfig, train
 
 log = logging.getLogger(__name__)
@@ -121,9 +123,9 @@ def train_arm(arm: Arm, work_dir: Path, steps: int, tokenizer: CodeTokenizer, ba
 
 def torch_network(completer: FimCompleter) -> DiffusionEditor:
     """The arms are measured in torch, as trained (never through the serving runtime)."""
-    if not isinstance(completer.network, DiffusionEditor):
-        raise TypeError("ablation arms are measured on the torch network (load_model, not load_served_model)")
-    return completer.network
+    if not isinstance(completer.network, TorchServing):
+        raise TypeError("ablation arms are measured on the torch network (serve_in_torch, not load_served_model)")
+    return completer.network.editor
 
 
 @torch.no_grad()
@@ -135,8 +137,8 @@ def decode_length_head(completer: FimCompleter, prefix: str, suffix: str, canvas
     length = int(network.length_logits(hidden[0, -1])[:canvas_size].argmax())
     length = min(length, canvas_size - 1)
     forced = {length: tok.end_of_middle_id, **{i: tok.pad_id for i in range(length + 1, canvas_size)}}
-    cache = network.encode_context(ids)
-    result = denoise(network, cache, tok.mask_id, frozenset({tok.end_of_middle_id, tok.pad_id}),
+    cache = completer.network.encode_context(ids[0].numpy())
+    result = denoise(completer.network, cache, tok.mask_id, frozenset({tok.end_of_middle_id, tok.pad_id}),
                      SamplerSettings(canvas_size=canvas_size, length_first=False), forced=forced)
     return middle_from_canvas(tok, result.tokens), result.steps
 
@@ -198,7 +200,7 @@ def evaluate_arm(arm: Arm, run_dir: Path, cases: list[tuple[str, str, str]], ste
     loaded = load_model(run_dir)
     exact = similarity = length_right = 0.0
     passes: list[int] = []
-    completer = FimCompleter(loaded)
+    completer = FimCompleter(serve_in_torch(loaded))
     tok = loaded.tokenizer
     expand_delete = arm.train.get("length_handling") == "expand_delete"
     for prefix, middle, suffix in cases:

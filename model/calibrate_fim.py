@@ -15,11 +15,12 @@ from pathlib import Path
 
 from model.bench.decode import same_code
 from model.calibration import fit
-from model.checkpoint import CONFIG_FILE, load_served_model
 from model.corpus import SourceFile
 from model.fim_examples import SPAN_MIX, SpanKind, choose_span
 from model.inference import CompletionRequest, FimCompleter
+from model.model_folder import CONFIG_FILE
 from model.plots import plot_precision_curve
+from model.serving import load_served_model
 
 THRESHOLDS = (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9)
 

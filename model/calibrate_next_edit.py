@@ -20,10 +20,11 @@ from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 
-from model.checkpoint import CONFIG_FILE, load_served_model
 from model.edit_patterns import CALIBRATION_KEYS
+from model.model_folder import CONFIG_FILE
 from model.next_edit import MODEL_KIND, EditRecord, NextEditor, ProposedEdit, pattern_proposals
 from model.next_edit_examples import EditPair, line_hunks
+from model.serving import load_served_model
 
 log = logging.getLogger(__name__)
 

@@ -132,9 +132,10 @@ def denoise_expand_delete(
         if last:
             logits[:, delete_id] = float("-inf")
         probs, chosen_tokens = logits.softmax(-1).max(-1)
-        chosen = torch.arange(len(open_positions)) if last else select_commits(probs, CommitRule.THRESHOLD, threshold)
+        chosen = (range(len(open_positions)) if last
+                  else select_commits(probs.numpy(), CommitRule.THRESHOLD, threshold).tolist())
         # Right to left, so earlier indices stay valid while the canvas changes length.
-        for index in sorted(chosen.tolist(), reverse=True):
+        for index in sorted(chosen, reverse=True):
             position, token = open_positions[index], int(chosen_tokens[index])
             if token == expand_id:
                 canvas[position:position + 1] = [mask_id, mask_id]

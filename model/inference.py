@@ -9,13 +9,12 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-import torch
+import numpy as np
 
 from model.calibration import Calibrator, features
-from model.checkpoint import LoadedModel, ServedModel
 from model.formats import ContextBudget, context_ids, middle_from_canvas
-from model.network import CanvasRoom, KVCache
 from model.sampler import CommitRule, Denoised, SamplerSettings, denoise
+from model.serving import Cache, Room, ServedModel
 
 
 @dataclass(frozen=True)
@@ -62,7 +61,7 @@ def confidence_of(denoised: Denoised, end_ids: frozenset[int]) -> tuple[float, i
 
 
 class FimCompleter:
-    def __init__(self, loaded: LoadedModel | ServedModel) -> None:
+    def __init__(self, loaded: ServedModel) -> None:
         self.network = loaded.network
         self.tokenizer = loaded.tokenizer
         meta = loaded.metadata
@@ -74,9 +73,9 @@ class FimCompleter:
         raw_calibration = meta.get("calibration", {}).get("fim") if isinstance(meta.get("calibration"), dict) else None
         self.calibrator = Calibrator.from_dict(raw_calibration) if isinstance(raw_calibration, dict) else None
         self._cached_ids: list[int] = []
-        self._cache: KVCache | None = None
+        self._cache: Cache | None = None
 
-    def prepare(self, prefix: str, suffix: str, canvas_size: int) -> tuple[list[int], CanvasRoom]:
+    def prepare(self, prefix: str, suffix: str, canvas_size: int) -> tuple[list[int], Room]:
         """The context's ids and a canvas room holding the cache of the longest unchanged
         token prefix of the last context (suffix first: typing at the cursor leaves only the
         prefix tail pending); the first denoising pass encodes the rest."""
@@ -89,10 +88,9 @@ class FimCompleter:
         common = min(common, len(ids) - 1)  # always encode at least one token
         reuse = None
         if self._cache is not None and common > 0:
-            reuse = [(k[:, :, :common], v[:, :, :common]) for k, v in self._cache]
-        return ids, self.network.make_room(reuse, canvas_size, pending=torch.tensor([ids[common:]]))
+            reuse = [(k[:, :common], v[:, :common]) for k, v in self._cache]
+        return ids, self.network.make_room(reuse, canvas_size, pending=np.array(ids[common:], dtype=np.int64))
 
-    @torch.no_grad()
     def complete(
         self, request: CompletionRequest, should_stop: Callable[[], bool] = lambda: False
     ) -> list[Candidate]:
@@ -128,15 +126,15 @@ class FimCompleter:
         return candidates[: request.candidates]
 
     def _alternatives(
-        self, cache: KVCache, settings: SamplerSettings, request: CompletionRequest,
+        self, cache: Cache, settings: SamplerSettings, request: CompletionRequest,
         should_stop: Callable[[], bool],
     ) -> list[Denoised]:
         """Other candidates: the first canvas token forced to its next most likely values."""
         tok = self.tokenizer
-        canvas = torch.full((1, settings.canvas_size), tok.mask_id, dtype=torch.long)
-        logits = self.network.denoise(canvas, cache, torch.tensor([0])).float()[0]
-        logits[tok.mask_id] = float("-inf")
-        firsts = logits.topk(request.candidates + 1).indices.tolist()[1:]
+        canvas = np.full(settings.canvas_size, tok.mask_id, dtype=np.int64)
+        logits = np.array(self.network.denoise(canvas, cache, np.zeros(1, dtype=np.int64))[0], dtype=np.float32)
+        logits[tok.mask_id] = -np.inf
+        firsts = np.argsort(-logits, kind="stable")[1:request.candidates + 1].tolist()
         runs = []
         for first in firsts:
             run = denoise(self.network, cache, tok.mask_id, self.end_ids, settings,

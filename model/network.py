@@ -11,40 +11,13 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from dataclasses import asdict, dataclass
-from typing import Protocol
+from dataclasses import dataclass
 
 import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
 
-
-@dataclass(frozen=True)
-class NetworkConfig:
-    vocab_size: int = 8192
-    n_layer: int = 6
-    n_head: int = 6
-    d_model: int = 384
-    mlp_hidden: int = 1024
-    rope_base: float = 10_000.0
-    # Length handling: False = the canvas learns <|eom|> + padding (shipped); True = a head on
-    # the last context position predicts the middle's length and the canvas only fills it in
-    # (the length-head ablation).
-    length_head: bool = False
-
-    @property
-    def head_dim(self) -> int:
-        return self.d_model // self.n_head
-
-    def to_dict(self) -> dict[str, int | float | bool]:
-        raw = asdict(self)
-        if not self.length_head:  # configs of models without it stay as they were
-            del raw["length_head"]
-        return raw
-
-
-LENGTH_CLASSES = 64  # middle lengths 0…63 tokens: the largest canvas holds 63 and <|eom|>
-
+from model.architecture import LENGTH_CLASSES, NetworkConfig
 
 ROPE_TABLE_POSITIONS = 1024  # context + canvas positions covered by the first rotary table
 
@@ -72,19 +45,6 @@ class CanvasRoom:
         if self.pending is not None:
             raise ValueError("the room's pending context has not been encoded yet")
         return [(k[:, :, :self.context_length], v[:, :, :self.context_length]) for k, v in self.layers]
-
-
-class ServingNetwork(Protocol):
-    """What serving runs: ``DiffusionEditor``'s serving entry points, or the same in ONNX
-    Runtime (``onnx_network.py``)."""
-
-    config: NetworkConfig
-
-    def encode_context(self, ids: Tensor, cache: KVCache | None = None) -> KVCache: ...
-
-    def make_room(self, cache: KVCache | None, canvas_size: int, pending: Tensor | None = None) -> CanvasRoom: ...
-
-    def denoise(self, canvas: Tensor, cache: KVCache | CanvasRoom, where: Tensor | None = None) -> Tensor: ...
 
 
 def rotary_tables(positions: Tensor, head_dim: int, base: float) -> tuple[Tensor, Tensor]:

@@ -21,9 +21,8 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-import torch
+import numpy as np
 
-from model.checkpoint import LoadedModel, ServedModel
 from model.edit_patterns import Change, PatternEdit, net_change, pattern_edits
 from model.formats import (
     NextEditBudget,
@@ -36,6 +35,7 @@ from model.formats import (
 )
 from model.inference import Cancelled, confidence_of
 from model.sampler import SamplerSettings, denoise
+from model.serving import ServedModel
 
 MAX_REGIONS = 4
 MODEL_KIND = "model"
@@ -114,7 +114,7 @@ def candidate_lines(lines: list[str], history: list[EditRecord], cursor_line: in
 
 
 class NextEditor:
-    def __init__(self, loaded: LoadedModel | ServedModel, budget: NextEditBudget | None = None) -> None:
+    def __init__(self, loaded: ServedModel, budget: NextEditBudget | None = None) -> None:
         self.network = loaded.network
         self.tokenizer = loaded.tokenizer
         self.budget = budget or NextEditBudget()
@@ -146,7 +146,6 @@ class NextEditor:
         proposals.sort(key=lambda p: -p.confidence)  # stable: patterns stay nearest first
         return proposals[:limit]
 
-    @torch.no_grad()
     def rewrite_candidates(
         self, lines: list[str], history: list[EditRecord], cursor_line: int, covered: set[int],
         threshold: float, should_stop: Callable[[], bool],
@@ -155,7 +154,7 @@ class NextEditor:
         tok = self.tokenizer
         hunks = [render_hunk(r.path, r.start_line, r.old_text, r.new_text) for r in history]
         head = history_ids(tok, hunks, self.budget)
-        head_cache = self.network.encode_context(torch.tensor([head]))
+        head_cache = self.network.encode_context(np.array(head, dtype=np.int64))
         proposals: list[ProposedEdit] = []
         for row in candidate_lines([line.rstrip("\r\n") for line in lines], history, cursor_line):
             if row in covered:
@@ -166,7 +165,7 @@ class NextEditor:
                                         self.budget.total - len(head), self.budget)
             if tail is None:
                 continue
-            room = self.network.make_room(head_cache, CANVAS, pending=torch.tensor([tail]))
+            room = self.network.make_room(head_cache, CANVAS, pending=np.array(tail, dtype=np.int64))
             run = denoise(self.network, room, tok.mask_id, self.end_ids,
                           SamplerSettings(CANVAS, threshold, MAX_STEPS, freeze_tail=True), should_stop)
             if run.stopped:

@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 from onnx import ModelProto, NodeProto, TensorProto, helper, numpy_helper
 
-from model.network import NetworkConfig
+from model.architecture import NetworkConfig
 
 OPSET = 17
 WEIGHT_LEVELS = 63

@@ -12,9 +12,10 @@ from pathlib import Path
 
 import torch
 
-from model.checkpoint import SHIPPED_DIR, load_model, save_model
+from model.checkpoint import load_model, save_model
 from model.corpus import build_corpus, download_sdists, pinned_packages, read_corpus
 from model.edit_corpus import build_edit_pairs, download_previous_releases
+from model.model_folder import SHIPPED_DIR
 from model.tokenizer import CodeTokenizer
 
 log = logging.getLogger(__name__)

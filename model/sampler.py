@@ -35,10 +35,9 @@ import enum
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-import torch
-from torch import Tensor
+import numpy as np
 
-from model.network import CanvasRoom, KVCache, ServingNetwork
+from model.serving import Cache, Room, ServingNetwork
 
 
 class CommitRule(enum.Enum):
@@ -69,21 +68,26 @@ class Denoised:
     trace: list[list[int]] = field(default_factory=list)
 
 
-def select_commits(probs: Tensor, rule: CommitRule, threshold: float) -> Tensor:
+def select_commits(probs: np.ndarray, rule: CommitRule, threshold: float) -> np.ndarray:
     """Indices (into ``probs``, ordered left to right) of the positions to commit now."""
     if rule is CommitRule.LEFT_TO_RIGHT:
-        return torch.zeros(1, dtype=torch.long)
-    best = probs.argmax().reshape(1)
+        return np.zeros(1, dtype=np.int64)
+    best = np.array([int(probs.argmax())])
     if rule is CommitRule.MOST_CONFIDENT:
         return best
-    chosen = (probs >= threshold).nonzero().flatten()
-    return chosen if chosen.numel() else best
+    chosen = np.flatnonzero(probs >= threshold)
+    return chosen if chosen.size else best
 
 
-@torch.no_grad()
+def softmax(logits: np.ndarray) -> np.ndarray:
+    shifted = np.exp(logits - logits.max(axis=-1, keepdims=True))
+    distribution: np.ndarray = shifted / shifted.sum(axis=-1, keepdims=True)
+    return distribution
+
+
 def denoise(
     network: ServingNetwork,
-    cache: KVCache | CanvasRoom,
+    cache: Cache | Room,
     mask_id: int,
     end_ids: frozenset[int],
     settings: SamplerSettings,
@@ -92,13 +96,13 @@ def denoise(
     forced: dict[int, int] | None = None,
 ) -> Denoised:
     """Denoise a fully masked canvas (positions in ``forced`` start committed) against a
-    context cache, or a room made for this canvas (``DiffusionEditor.make_room``)."""
+    context cache, or a room made for this canvas (``ServingNetwork.make_room``)."""
     size = settings.canvas_size
-    canvas = torch.full((1, size), mask_id, dtype=torch.long)
+    canvas = np.full(size, mask_id, dtype=np.int64)
     result = Denoised([mask_id] * size, [0.0] * size)
-    room = cache if isinstance(cache, CanvasRoom) else network.make_room(cache, size)
+    room = cache if isinstance(cache, Room) else network.make_room(cache, size)
     for position, token in (forced or {}).items():
-        canvas[0, position] = token
+        canvas[position] = token
         result.tokens[position] = token
         result.probabilities[position] = 1.0
     while result.steps < settings.max_steps:
@@ -110,18 +114,19 @@ def denoise(
         if not open_positions or should_stop():
             result.stopped = bool(open_positions)
             break
-        where = torch.tensor(open_positions)
+        where = np.array(open_positions, dtype=np.int64)
         # A frozen tail needs one full pass first: until then the room holds no canvas.
         live = horizon + 1 if ends and settings.freeze_tail and result.steps else size
-        logits = network.denoise(canvas[:, :live], room, where).float()  # (open, vocab)
-        logits[:, mask_id] = float("-inf")
-        distribution = logits.softmax(-1)  # (open, vocab)
-        probs, tokens = distribution.max(-1)
+        logits = np.asarray(network.denoise(canvas[:live], room, where), dtype=np.float32)  # (open, vocab)
+        logits[:, mask_id] = -np.inf
+        distribution = softmax(logits)  # (open, vocab)
+        tokens = distribution.argmax(-1)
+        probs = distribution[np.arange(len(tokens)), tokens]
         if settings.length_first and settings.rule is CommitRule.THRESHOLD:
             end = _first_likely_end(distribution, sorted(end_ids))
             if end is not None:
                 position = open_positions[end[0]]
-                canvas[0, position] = end[1]
+                canvas[position] = end[1]
                 result.tokens[position], result.probabilities[position] = end[1], end[2]
                 # Only positions before the end still matter in this pass's commits.
                 keep = [i for i, at in enumerate(open_positions) if at < position]
@@ -133,12 +138,12 @@ def denoise(
                         result.trace.append(list(result.tokens))
                     continue
         if result.steps + 1 >= settings.max_steps:  # the last pass allowed commits everything left
-            chosen = torch.arange(len(open_positions))
+            chosen = np.arange(len(open_positions))
         else:
             chosen = select_commits(probs, settings.rule, settings.threshold)
         for index in chosen.tolist():
             position = open_positions[index]
-            canvas[0, position] = tokens[index]
+            canvas[position] = tokens[index]
             result.tokens[position] = int(tokens[index])
             result.probabilities[position] = float(probs[index])
         result.steps += 1
@@ -147,11 +152,11 @@ def denoise(
     return result
 
 
-def _first_likely_end(distribution: Tensor, end_ids: list[int]) -> tuple[int, int, float] | None:
+def _first_likely_end(distribution: np.ndarray, end_ids: list[int]) -> tuple[int, int, float] | None:
     """(row, end token, its probability) of the first row likely to be an end, if any."""
     end_mass = distribution[:, end_ids].sum(-1)  # (open,)
-    likely = (end_mass >= END_PROBABILITY).nonzero().flatten()
-    if not likely.numel():
+    likely = np.flatnonzero(end_mass >= END_PROBABILITY)
+    if not likely.size:
         return None
     row = int(likely[0])
     token = end_ids[int(distribution[row, end_ids].argmax())]

@@ -24,13 +24,15 @@ from safetensors.torch import load_file
 from torch import Tensor
 from torch.nn.parallel import DistributedDataParallel
 
+from model.architecture import NetworkConfig
 from model.batches import Batch, TrainingSources, batch_stream
-from model.checkpoint import WEIGHTS_FILE, load_model, save_model
+from model.checkpoint import load_model, save_model
 from model.corpus import read_corpus
 from model.edit_corpus import read_edit_pairs
 from model.expand_delete import noise_canvas
 from model.formats import ContextBudget, NextEditBudget
-from model.network import DiffusionEditor, NetworkConfig
+from model.model_folder import WEIGHTS_FILE
+from model.network import DiffusionEditor
 from model.plots import plot_loss_curve
 from model.precision import use_bf16_autocast
 from model.schedule import MIN_MASK_RATE, loss_weight, mask_tokens, sample_mask_rate

@@ -11,14 +11,17 @@ import torch
 
 from model import ablations
 from model.ablations import ARMS, arms_named, decode_length_head, format_results, run_ablations
+from model.architecture import NetworkConfig
 from model.batches import TrainingSources, batch_stream
-from model.checkpoint import SHIPPED_DIR, TOKENIZER_FILE, LoadedModel, load_model
+from model.checkpoint import LoadedModel, load_model
 from model.corpus import SourceFile
 from model.fim_examples import SpanKind, parse_span_mix
 from model.formats import middle_from_canvas
 from model.inference import FimCompleter
-from model.network import DiffusionEditor, NetworkConfig
+from model.model_folder import SHIPPED_DIR, TOKENIZER_FILE
+from model.network import DiffusionEditor
 from model.tokenizer import CodeTokenizer
+from model.torch_serving import serve_in_torch
 from model.train import TrainConfig, losses
 
 STDLIB = Path(sysconfig.get_paths()["stdlib"])
@@ -84,7 +87,7 @@ def test_length_head_decoding_stops_the_middle_where_the_head_says(monkeypatch: 
         network.length.weight.zero_()
         network.length.bias.zero_()
         network.length.bias[3] = 10.0
-    completer = FimCompleter(LoadedModel(network, tokenizer, {}))
+    completer = FimCompleter(serve_in_torch(LoadedModel(network, tokenizer, {})))
     canvases: list[list[int]] = []  # what the sampler committed (re-encoding the text may split it differently)
     def recording_middle(tok: CodeTokenizer, canvas: list[int]) -> str:
         canvases.append(list(canvas))

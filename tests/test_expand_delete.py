@@ -8,8 +8,8 @@ from pathlib import Path
 import torch
 from torch import Tensor
 
+from model.architecture import NetworkConfig
 from model.batches import TrainingSources, batch_stream
-from model.checkpoint import SHIPPED_DIR, TOKENIZER_FILE
 from model.corpus import SourceFile
 from model.expand_delete import (
     DELETE_TOKEN,
@@ -21,7 +21,8 @@ from model.expand_delete import (
     noise_canvas,
 )
 from model.formats import canvas_targets
-from model.network import DiffusionEditor, NetworkConfig
+from model.model_folder import SHIPPED_DIR, TOKENIZER_FILE
+from model.network import DiffusionEditor
 from model.tokenizer import CodeTokenizer
 from model.train import TrainConfig, losses
 

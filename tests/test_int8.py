@@ -7,8 +7,9 @@ import copy
 import pytest
 import torch
 
+from model.architecture import NetworkConfig
 from model.int8 import Int8Linear, int8_linear, quantize_for_serving
-from model.network import DiffusionEditor, NetworkConfig
+from model.network import DiffusionEditor
 
 
 def float_network() -> DiffusionEditor:

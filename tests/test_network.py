@@ -2,7 +2,8 @@
 
 import torch
 
-from model.network import DiffusionEditor, NetworkConfig, training_mask
+from model.architecture import NetworkConfig
+from model.network import DiffusionEditor, training_mask
 
 
 def tiny_network() -> DiffusionEditor:

@@ -16,9 +16,9 @@ WATCHED_EVENTS = ("socket.connect", "socket.bind", "socket.getaddrinfo", "socket
 
 # Started with `python -c`: install the hook first, then run the real command line. Besides
 # the watched audit events it records, as a proof that the hook saw the session, the import
-# of the module that loads the model and every call of safetensors' and torch's loaders
-# (torch.load raises no audit event of its own, and its weights-only unpickler bypasses
-# pickle.find_class).
+# of the module that loads the model, any import of torch (the server serves without it, so
+# torch.load, which raises no audit event and whose weights-only unpickler bypasses
+# pickle.find_class, can't run) and every call of safetensors' loader.
 HOOKED_SERVER = """
 import json, sys
 watched, report = set(json.loads(sys.argv[1])), open(sys.argv[2], "a")
@@ -27,17 +27,16 @@ def note(kind, detail):
 def hook(event, args):
     if event in watched:
         note(event, repr(args))
-    elif event == "import" and args[0] == "model.checkpoint":
+    elif event == "import" and args[0] in ("model.serving", "torch"):
         note("import", args[0])
 sys.addaudithook(hook)
-import safetensors.torch, torch, torch.serialization
+import safetensors.numpy
 def recorded(name, real):
     def call(*args, **kwargs):
         note(name, repr(args))
         return real(*args, **kwargs)
     return call
-safetensors.torch.load_file = recorded("safetensors.load_file", safetensors.torch.load_file)
-torch.load = torch.serialization.load = recorded("torch.load", torch.load)
+safetensors.numpy.load_file = recorded("safetensors.load_file", safetensors.numpy.load_file)
 sys.argv = ["redraft", "serve"]
 from lsp_server.cli import main
 sys.exit(main())
@@ -87,10 +86,10 @@ async def test_a_full_session_makes_no_network_call_and_unpickles_nothing(tmp_pa
             "context": {"triggerKind": 2}})
         assert state is None or isinstance(state["items"], list)
     events = [json.loads(line) for line in report.read_text().splitlines()]
-    forbidden = [e for e in events if e[0] in WATCHED_EVENTS or e[0] == "torch.load"]
-    assert forbidden == [], f"network or pickle use: {forbidden}"
+    forbidden = [e for e in events if e[0] in WATCHED_EVENTS or e == ["import", "torch"]]
+    assert forbidden == [], f"network, pickle or torch use: {forbidden}"
     # The hook was there when the model loaded, and the weights came through safetensors.
-    assert ["import", "model.checkpoint"] in events
+    assert ["import", "model.serving"] in events
     loads = [detail for kind, detail in events if kind == "safetensors.load_file"]
     assert len(loads) == 1 and "model.safetensors" in loads[0], events
     # The weights on disk are safetensors only: nothing that torch.load would unpickle.

@@ -3,6 +3,7 @@ import random
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 import torch
 
@@ -21,13 +22,13 @@ def tokenizer() -> CodeTokenizer:
 
 
 def test_threshold_rule_commits_every_confident_position_and_at_least_one() -> None:
-    probs = torch.tensor([0.2, 0.95, 0.5, 0.91])
+    probs = np.array([0.2, 0.95, 0.5, 0.91])
     assert select_commits(probs, CommitRule.THRESHOLD, 0.9).tolist() == [1, 3]
-    assert select_commits(torch.tensor([0.2, 0.4]), CommitRule.THRESHOLD, 0.9).tolist() == [1]
+    assert select_commits(np.array([0.2, 0.4]), CommitRule.THRESHOLD, 0.9).tolist() == [1]
 
 
 def test_one_token_rules_commit_the_best_or_the_leftmost() -> None:
-    probs = torch.tensor([0.2, 0.95, 0.5])
+    probs = np.array([0.2, 0.95, 0.5])
     assert select_commits(probs, CommitRule.MOST_CONFIDENT, 0.9).tolist() == [1]
     assert select_commits(probs, CommitRule.LEFT_TO_RIGHT, 0.9).tolist() == [0]
 
@@ -93,14 +94,16 @@ def test_training_examples_fit_the_canvas_and_the_budget(tokenizer: CodeTokenize
 
 
 def test_reused_context_cache_gives_the_same_completion_as_a_fresh_one(tokenizer: CodeTokenizer) -> None:
+    from model.architecture import NetworkConfig
     from model.checkpoint import LoadedModel
     from model.inference import CompletionRequest, FimCompleter
-    from model.network import DiffusionEditor, NetworkConfig
+    from model.network import DiffusionEditor
+    from model.torch_serving import serve_in_torch
 
     torch.manual_seed(0)
     network = DiffusionEditor(NetworkConfig(vocab_size=tokenizer.vocab_size, n_layer=1, n_head=2, d_model=32,
                                             mlp_hidden=48)).eval()
-    loaded = LoadedModel(network, tokenizer, {})
+    loaded = serve_in_torch(LoadedModel(network, tokenizer, {}))
     warm, cold = FimCompleter(loaded), FimCompleter(loaded)
     text = Path(random.__file__).read_text()[:3000]
     warm.complete(CompletionRequest(text[:2000], text[2100:], canvas_size=8, max_steps=8))
@@ -116,8 +119,8 @@ class _ScriptedNetwork:
     def make_room(self, cache: object, canvas_size: int) -> object:
         return cache
 
-    def denoise(self, canvas: torch.Tensor, cache: object, where: torch.Tensor) -> torch.Tensor:
-        logits = torch.full((len(where), self.vocab), -10.0)
+    def denoise(self, canvas: np.ndarray, cache: object, where: np.ndarray) -> np.ndarray:
+        logits = np.full((len(where), self.vocab), -10.0)
         for row, position in enumerate(where.tolist()):
             if position < 3:
                 logits[row, 5 + position] = 1.0  # the best guess, but far from certain
@@ -153,8 +156,8 @@ class _RecordingNetwork(_ScriptedNetwork):
     def __init__(self) -> None:
         self.canvas_lengths: list[int] = []
 
-    def denoise(self, canvas: torch.Tensor, cache: object, where: torch.Tensor) -> torch.Tensor:
-        self.canvas_lengths.append(canvas.shape[1])
+    def denoise(self, canvas: np.ndarray, cache: object, where: np.ndarray) -> np.ndarray:
+        self.canvas_lengths.append(len(canvas))
         return super().denoise(canvas, cache, where)
 
 
@@ -170,16 +173,22 @@ def test_a_frozen_tail_runs_passes_only_up_to_the_committed_end() -> None:
     assert frozen.canvas_lengths == [12, 4, 4]  # the end sits at position 3
 
 
-def test_a_room_with_pending_context_denoises_like_the_encoded_context() -> None:
-    from model.network import DiffusionEditor, NetworkConfig
+@pytest.mark.parametrize("runtime", ["torch", "onnx"])
+def test_a_room_with_pending_context_denoises_like_the_encoded_context(runtime: str) -> None:
+    from model.architecture import NetworkConfig
+    from model.network import DiffusionEditor
+    from model.onnx_network import OrtNetwork
+    from model.serving import ServingNetwork
+    from model.torch_serving import TorchServing
 
     torch.manual_seed(0)
-    network = DiffusionEditor(NetworkConfig(vocab_size=64, n_layer=1, n_head=2, d_model=32, mlp_hidden=48)).eval()
-    context = torch.randint(3, 64, (1, 20))
+    editor = DiffusionEditor(NetworkConfig(vocab_size=64, n_layer=1, n_head=2, d_model=32, mlp_hidden=48)).eval()
+    network: ServingNetwork = TorchServing(editor) if runtime == "torch" else OrtNetwork(
+        editor.config, {name: t.detach().numpy() for name, t in editor.state_dict().items()}, int8=False, threads=1)
+    context = np.random.default_rng(0).integers(3, 64, 20)
     settings = SamplerSettings(canvas_size=8, threshold=0.2, max_steps=8, length_first=True)
-    with torch.no_grad():
-        head = network.encode_context(context[:, :15])
-        encoded = denoise(network, network.encode_context(context[:, 15:], head), 0, frozenset({1, 2}), settings)
-        fused = denoise(network, network.make_room(head, 8, pending=context[:, 15:]), 0, frozenset({1, 2}), settings)
+    head = network.encode_context(context[:15])
+    encoded = denoise(network, network.encode_context(context[15:], head), 0, frozenset({1, 2}), settings)
+    fused = denoise(network, network.make_room(head, 8, pending=context[15:]), 0, frozenset({1, 2}), settings)
     assert fused.tokens == encoded.tokens and fused.steps == encoded.steps
     assert fused.probabilities == pytest.approx(encoded.probabilities, abs=1e-4)

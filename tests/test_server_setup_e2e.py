@@ -73,7 +73,7 @@ def _broken_copy(folder: Path, fault: str) -> Path:
     import json
     import shutil
 
-    from model.checkpoint import SHIPPED_DIR
+    from model.model_folder import SHIPPED_DIR
 
     shutil.copytree(SHIPPED_DIR, folder, dirs_exist_ok=True)
     if fault == "truncated weights":

@@ -10,6 +10,7 @@ from pathlib import Path
 from model.checkpoint import load_model
 from model.inference import CompletionRequest, FimCompleter
 from model.repo_corpus import build_repo_corpus, python_paths
+from model.serving import load_served_model
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -71,7 +72,8 @@ def test_fine_tuning_exports_a_working_model_and_leaves_the_repository_alone(tmp
     assert tree_digest(repo) == before  # nothing written in the repository, .git included
     tuned = load_model(export)
     assert "next_edit" in tuned.metadata["calibration"]  # carried over from the starting model
-    candidates = FimCompleter(tuned).complete(CompletionRequest("def f(x):\n    return x", "\n", max_steps=4))
+    completer = FimCompleter(load_served_model(export))  # as the server runs it
+    candidates = completer.complete(CompletionRequest("def f(x):\n    return x", "\n", max_steps=4))
     assert candidates and isinstance(candidates[0].text, str)
 
 

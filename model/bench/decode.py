@@ -16,11 +16,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import NamedTuple
 
-import torch
-
-from model.checkpoint import LoadedModel, ServedModel
 from model.inference import CompletionRequest, FimCompleter
 from model.sampler import CommitRule
+from model.serving import ServedModel
 
 
 @dataclass(frozen=True)
@@ -86,7 +84,7 @@ DECODERS: tuple[Decoder, ...] = (
 )
 
 
-def run_decode_bench(loaded: LoadedModel | ServedModel, cases: list[FimCase], canvas_size: int = 32) -> list[DecodeRow]:
+def run_decode_bench(loaded: ServedModel, cases: list[FimCase], canvas_size: int = 32) -> list[DecodeRow]:
     completer = FimCompleter(loaded)
     rows: list[DecodeRow] = []
     for decoder in DECODERS:
@@ -97,8 +95,7 @@ def run_decode_bench(loaded: LoadedModel | ServedModel, cases: list[FimCase], ca
                                         threshold=decoder.threshold, max_steps=canvas_size, rule=decoder.rule,
                                         length_first=decoder.length_first, freeze_tail=decoder.freeze_tail)
             started = time.perf_counter()
-            with torch.no_grad():
-                best = completer.complete(request)[0]
+            best = completer.complete(request)[0]
             elapsed += time.perf_counter() - started
             exact += same_code(best.text, case.middle)
             tokens += best.tokens + 1  # the end-of-middle token is decoded too
