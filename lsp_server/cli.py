@@ -80,7 +80,8 @@ def build_parser() -> argparse.ArgumentParser:
     calibrate.add_argument("--cases", type=int, default=400)
     calibrate.add_argument("--into", type=Path, help="model folder to calibrate (default: --model or shipped)")
     calibrate.add_argument("--plot", type=Path, help="also draw the FIM precision-vs-shown curve to this PNG")
-    calibrate.add_argument("--only", choices=("fim", "next-edit"), help="calibrate one of the two (default both)")
+    calibrate.add_argument("--only", choices=("fim", "fim-copy", "next-edit"),
+                           help="calibrate one part (default all); fim includes fim-copy, the copied-line buckets")
 
     ablate = commands.add_parser("ablate", help="train small models side by side, one design choice changed in each")
     ablate.add_argument("--work-dir", type=Path, required=True, help="holds corpus/ (from `redraft train`)")
@@ -91,8 +92,11 @@ def build_parser() -> argparse.ArgumentParser:
     bench = commands.add_parser("bench", help="benchmarks that print a table")
     suites = bench.add_subparsers(dest="suite", required=True)
     fim = suites.add_parser("fim", help="HumanEval infilling through the real server")
-    fim.add_argument("--data", type=Path, required=True, help="a HumanEval-infilling .jsonl.gz")
-    fim.add_argument("--limit", type=int, help="first N cases only")
+    fim_cases = fim.add_mutually_exclusive_group(required=True)
+    fim_cases.add_argument("--data", type=Path, help="a HumanEval-infilling .jsonl.gz")
+    fim_cases.add_argument("--dev", type=Path,
+                           help="held-out spans cut from a corpus .jsonl (as `redraft calibrate`; exact match only)")
+    fim.add_argument("--limit", type=int, help="first N cases only (--dev: default 400)")
     fim.add_argument("--threshold", type=float, default=0.0, help="confidenceThreshold sent to the server")
     fuzz = suites.add_parser("fuzz", help="random editing sessions; crashes and document divergences")
     fuzz.add_argument("--sessions", type=int, default=200)

@@ -223,6 +223,7 @@ def corpus(args: argparse.Namespace) -> int:
 
 def calibrate(args: argparse.Namespace) -> int:
     from model.calibrate_fim import calibrate as fit_calibration
+    from model.calibrate_fim import calibrate_copies
     from model.calibrate_next_edit import calibrate_next_edit
     from model.corpus import read_corpus
     from model.model_folder import SHIPPED_DIR
@@ -230,6 +231,8 @@ def calibrate(args: argparse.Namespace) -> int:
     model_dir = args.into or args.model or SHIPPED_DIR
     if args.only in (None, "fim"):
         print(fit_calibration(model_dir, read_corpus(args.dev), args.cases, plot=args.plot))
+    if args.only in (None, "fim", "fim-copy"):
+        print(calibrate_copies(model_dir, read_corpus(args.dev)))
     if args.only in (None, "next-edit"):  # the real edit pairs sit beside dev.jsonl
         print(calibrate_next_edit(model_dir, args.dev.parent))
     return 0
@@ -278,9 +281,13 @@ def bench(args: argparse.Namespace) -> int:
                                                  threshold=args.threshold)))
         return 0
 
-    from lsp_server.bench.fim import format_report, run_fim_bench
+    from lsp_server.bench.fim import format_report, held_out_cases, run_fim_bench
 
-    report = run_fim_bench(Path(args.data), args.limit, args.threshold, command)
+    if args.dev is not None:
+        spans = held_out_cases(args.dev, args.limit or 400)
+        report = run_fim_bench(args.dev, None, args.threshold, command, cases=spans)
+    else:
+        report = run_fim_bench(Path(args.data), args.limit, args.threshold, command)
     print(format_report(report))
     return 0
 

@@ -183,6 +183,12 @@ class EditLog:
             else:
                 self._add(change, uri, source, now, before, after)
 
+    def end_burst(self) -> None:
+        """The typing burst is over (a suggestion was accepted or dismissed): the next
+        change starts a new event even within the merge window."""
+        with self._lock:
+            self._group = None
+
     def events(self, now: float | None = None) -> list[EditEvent]:
         with self._lock:
             self._expire(time.monotonic() if now is None else now)

@@ -157,7 +157,11 @@ def create_server(model_dir: Path | None = None) -> RedraftServer:
         suggestion_id, accepted = getattr(params, "id", None), getattr(params, "accepted", None)
         if not isinstance(suggestion_id, str) or not isinstance(accepted, bool):
             log.warning("redraft/feedback needs {id: string, accepted: boolean}, got %r", params)
-        elif not ls.stats.feedback(suggestion_id, accepted):
+            return
+        # Accepting or dismissing a suggestion ends a typing burst: what comes next (a
+        # rename on the line above, say) is a change of its own, not part of that burst.
+        ls.edit_log.end_burst()
+        if not ls.stats.feedback(suggestion_id, accepted):
             log.info("feedback for an unknown suggestion id %s", suggestion_id)
 
     @server.feature(DEBUG_STATE)
@@ -174,6 +178,7 @@ def create_server(model_dir: Path | None = None) -> RedraftServer:
     def accepted(ls: RedraftServer, *arguments: Any) -> None:
         # pygls 2 passes a command's arguments one by one, not as a list.
         if arguments and isinstance(arguments[0], str):
+            ls.edit_log.end_burst()
             ls.stats.feedback(arguments[0], accepted=True)
 
     @server.feature(types.SHUTDOWN)

@@ -17,6 +17,7 @@ from model.bench.decode import same_code
 from model.calibration import fit
 from model.corpus import SourceFile
 from model.fim_examples import SPAN_MIX, SpanKind, choose_span
+from model.fim_patterns import COPY_KINDS, copy_candidate
 from model.inference import CompletionRequest, FimCompleter
 from model.model_folder import CONFIG_FILE
 from model.plots import plot_precision_curve
@@ -51,7 +52,7 @@ def dev_cases(
 def score(completer: FimCompleter, cases: list[tuple[str, str, str]]) -> list[Scored]:
     scored = []
     for prefix, middle, suffix in cases:
-        best = completer.complete(CompletionRequest(prefix, suffix))[0]
+        best = completer.complete(CompletionRequest(prefix, suffix, copy_lines=False))[0]
         scored.append(Scored(best.features, same_code(best.text, middle)))
     return scored
 
@@ -70,6 +71,36 @@ def precision_table(curve: list[tuple[float, float, float | None]]) -> str:
     for threshold, shown, precision in curve:
         lines.append(f"{threshold:9.1f} {shown:7.1%} {'–' if precision is None else f'{precision:.1%}':>10}")
     return "\n".join(lines)
+
+
+COPY_CASES = 6_000  # no network runs for these: cheap, so many
+
+
+def measure_copies(cases: list[tuple[str, str, str]]) -> dict[str, tuple[int, int]]:
+    """Per copied-line bucket (``fim_patterns.py``): (cases it fired on, exact among them)."""
+    tally = {kind: (0, 0) for kind in COPY_KINDS}
+    for prefix, middle, suffix in cases:
+        copied = copy_candidate(prefix, suffix)
+        if copied is not None:
+            fired, right = tally[copied.kind]
+            tally[copied.kind] = (fired + 1, right + same_code(copied.text, middle))
+    return tally
+
+
+def calibrate_copies(model_dir: Path, dev_files: list[SourceFile], seed: int = 8) -> str:
+    """Measure each copied-line bucket on held-out spans and write its precision, shrunk
+    towards zero (right / (fired + 2)), into ``model_dir/config.json``; returns the report."""
+    cases = dev_cases(dev_files, COPY_CASES, seed)
+    tally = measure_copies(cases)
+    config_path = model_dir / CONFIG_FILE
+    config = json.loads(config_path.read_text())
+    config.setdefault("calibration", {})["fim_copy"] = {
+        kind: {"precision": right / (fired + 2), "cases": fired} for kind, (fired, right) in tally.items()}
+    config_path.write_text(json.dumps(config, indent=2) + "\n")
+    rows = [f"{'copied line':<14} {'fired':>6} {'exact':>7} {'stored':>7}"]
+    for kind, (fired, right) in tally.items():
+        rows.append(f"{kind:<14} {fired / len(cases):6.1%} {right / max(1, fired):7.1%} {right / (fired + 2):7.3f}")
+    return f"{len(cases)} dev cases for copied lines:\n" + "\n".join(rows)
 
 
 def calibrate(

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from model.calibration import Calibrator, features
+from model.fim_patterns import COPY_KINDS, copy_candidate
 from model.formats import ContextBudget, context_ids, middle_from_canvas
 from model.sampler import CommitRule, Denoised, SamplerSettings, denoise
 from model.serving import Cache, Room, ServedModel
@@ -39,6 +40,7 @@ class CompletionRequest:
     keep_trace: bool = False
     length_first: bool = True  # decide where the middle ends in the first pass (sampler.py)
     freeze_tail: bool = True  # passes after the end is placed stop at it (sampler.py)
+    copy_lines: bool = True  # also offer the rest of a line that starts like this one (fim_patterns.py)
 
 
 class Cancelled(Exception):
@@ -46,6 +48,9 @@ class Cancelled(Exception):
 
 
 MAX_CONFIDENCE = 0.999  # a model's score is never certainty; threshold 1.0 shows nothing
+# A copied line this likely to be right (its bucket's measured precision) answers a
+# one-candidate request alone: the network's calibrated confidence rarely gets near it.
+COPY_SKIPS_MODEL_AT = 0.5
 
 
 def confidence_of(denoised: Denoised, end_ids: frozenset[int]) -> tuple[float, int]:
@@ -72,6 +77,7 @@ class FimCompleter:
         self.end_ids = frozenset({self.tokenizer.end_of_middle_id, self.tokenizer.pad_id})
         raw_calibration = meta.get("calibration", {}).get("fim") if isinstance(meta.get("calibration"), dict) else None
         self.calibrator = Calibrator.from_dict(raw_calibration) if isinstance(raw_calibration, dict) else None
+        self.copy_precision = copy_precisions(meta.get("calibration"))
         self._cached_ids: list[int] = []
         self._cache: Cache | None = None
 
@@ -97,6 +103,9 @@ class FimCompleter:
         """Up to ``request.candidates`` distinct candidates, best first. Raises Cancelled."""
         if should_stop():
             raise Cancelled
+        copied = self._copied_line(request) if request.copy_lines else None
+        if copied is not None and request.candidates == 1 and copied.confidence >= COPY_SKIPS_MODEL_AT:
+            return [copied]
         settings = SamplerSettings(request.canvas_size, request.threshold, request.max_steps, request.rule,
                                    request.length_first, request.freeze_tail)
         ids, room = self.prepare(request.prefix, request.suffix, settings.canvas_size)
@@ -122,8 +131,21 @@ class FimCompleter:
                 confidence = min(MAX_CONFIDENCE, self.calibrator(values))
             trace = [middle_from_canvas_with_masks(self, state) for state in run.trace]
             candidates.append(Candidate(text, confidence, run.steps, length, trace, values))
+        if copied is not None:
+            candidates = [c for c in candidates if c.text != copied.text or c.confidence > copied.confidence]
+            if all(c.text != copied.text for c in candidates):
+                candidates.append(copied)
         candidates.sort(key=lambda c: c.confidence, reverse=True)
         return candidates[: request.candidates]
+
+    def _copied_line(self, request: CompletionRequest) -> Candidate | None:
+        """The rest of a matching line (``fim_patterns.py``), as confident as its bucket
+        was right on held-out code; None when no bucket covers it or none was measured."""
+        copied = copy_candidate(request.prefix, request.suffix)
+        if copied is None or self.copy_precision.get(copied.kind, 0.0) <= 0.0:
+            return None
+        length = len(self.tokenizer.encode(copied.text))
+        return Candidate(copied.text, min(MAX_CONFIDENCE, self.copy_precision[copied.kind]), 0, length)
 
     def _alternatives(
         self, cache: Cache, settings: SamplerSettings, request: CompletionRequest,
@@ -143,6 +165,15 @@ class FimCompleter:
                 raise Cancelled
             runs.append(run)
         return runs
+
+
+def copy_precisions(calibration: object) -> dict[str, float]:
+    """Each copied-line bucket's measured precision (config.json ``calibration.fim_copy``)."""
+    stored = calibration.get("fim_copy") if isinstance(calibration, dict) else None
+    if not isinstance(stored, dict):
+        return {}
+    return {kind: float(entry["precision"]) for kind, entry in stored.items()
+            if kind in COPY_KINDS and isinstance(entry, dict) and isinstance(entry.get("precision"), int | float)}
 
 
 def middle_from_canvas_with_masks(completer: FimCompleter, state: list[int]) -> str:

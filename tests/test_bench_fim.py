@@ -13,6 +13,7 @@ from lsp_server.bench.fim import (
     apply_item,
     first_item,
     format_report,
+    held_out_cases,
     is_exact,
     load_cases,
     offset_to_position,
@@ -142,3 +143,16 @@ def test_report_counts_unanswered_cases_as_not_shown_and_not_passed() -> None:
     assert "33.3% (1/3)" in table
     assert "100.0% (1/1)" in table  # exact match among shown
     assert "20 ms" in table  # p50 of the two answered requests
+
+
+def test_held_out_spans_are_cases_without_tests_and_the_report_says_so(tmp_path: Path) -> None:
+    corpus = tmp_path / "dev.jsonl"
+    text = "".join(f"def f{i}(x):\n    return x + {i}\n\n" for i in range(40))
+    corpus.write_text(json.dumps({"package": "pkg", "path": "m.py", "text": text}) + "\n")
+    cases = held_out_cases(corpus, 5)
+    assert len(cases) == 5
+    for case in cases:
+        assert case.test == "" and case.prompt + case.canonical_solution + case.suffix == text
+    results = (CaseResult("dev/0", "x", exact=True, passed=False, latency_ms=10.0),)
+    table = format_report(FimReport(corpus, 0.3, "utf-16", results, tested=False))
+    assert "n/a (no tests)" in table and "100.0% (1/1)" in table

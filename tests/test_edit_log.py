@@ -37,6 +37,17 @@ def test_typing_on_adjacent_lines_merges_into_one_event() -> None:
     assert (event.start_line, event.old_text, event.new_text) == (0, "a = 1\nb = 2\n", "a = 10\nb = 20\n")
 
 
+def test_after_a_suggestion_is_accepted_or_dismissed_the_next_change_is_its_own_event() -> None:
+    log = EditLog()
+    text = "def add(a, b):\n    return a\n"
+    text = type_chars(log, URI, text, text.index("a\n") + 1, " + b", start=1.0)  # then a suggestion is dismissed
+    log.end_burst()
+    renamed = text.replace("(a,", "(first,")
+    log.record(URI, text, renamed, now=1.6)  # the rename on the line above, within the merge window
+    events = log.events(now=2.0)
+    assert [(e.start_line, e.new_text) for e in events] == [(1, "    return a + b\n"), (0, "def add(first, b):\n")]
+
+
 def test_edits_far_apart_are_separate_events() -> None:
     log = EditLog()
     text = "".join(f"line {i}\n" for i in range(20))

@@ -75,6 +75,7 @@ class FimReport:
     threshold: float
     encoding: str
     results: tuple[CaseResult, ...]
+    tested: bool = True  # the cases had tests to run (held-out spans have none)
 
     @property
     def cases(self) -> int:
@@ -203,6 +204,16 @@ def run_program(source: str, timeout: float = 10.0) -> bool:
 # -- the run -----------------------------------------------------------------------------------
 
 
+def held_out_cases(corpus: Path, limit: int) -> list[FimCase]:
+    """Spans cut from held-out code (a corpus ``dev.jsonl``) as ``redraft calibrate`` cuts
+    them for its FIM scoring, as cases without tests: exact match only."""
+    from model.calibrate_fim import dev_cases
+    from model.corpus import read_corpus
+
+    return [FimCase(f"dev/{n}", "", prefix, suffix, middle, "")
+            for n, (prefix, middle, suffix) in enumerate(dev_cases(read_corpus(corpus), limit, seed=7))]
+
+
 def load_cases(data_path: Path, limit: int | None = None) -> list[FimCase]:
     cases: list[FimCase] = []
     with gzip.open(data_path, "rt", encoding="utf-8") as lines:
@@ -275,16 +286,18 @@ def run_fim_bench(
     test_timeout: float = 10.0,
     workers: int = 2,
     server_options: Mapping[str, Any] | None = None,
+    cases: list[FimCase] | None = None,
 ) -> FimReport:
     """Ask the server for every case, then run the tests (never while latency is measured).
 
-    ``server_options`` are extra initializationOptions (e.g. ``{"requestTimeoutMs": 10000}``)."""
-    cases = load_cases(data_path, limit)
+    ``server_options`` are extra initializationOptions (e.g. ``{"requestTimeoutMs": 10000}``);
+    ``cases`` replaces reading ``data_path`` (``held_out_cases``)."""
+    cases = load_cases(data_path, limit) if cases is None else cases
     options = {**(server_options or {}), "confidenceThreshold": threshold}
     encoding, answers = asyncio.run(_ask_all(cases, options, server_command, request_timeout))
 
     def passes(case: FimCase, answer: _Answer) -> bool:
-        if answer.program is None:
+        if answer.program is None or not case.test:
             return False
         return run_program(program_with_tests(answer.program, case), test_timeout)
 
@@ -299,7 +312,7 @@ def run_fim_bench(
         CaseResult(case.task_id, answer.completion, exact(case, answer), ok, answer.latency_ms, answer.error)
         for case, answer, ok in zip(cases, answers, passed, strict=True)
     )
-    return FimReport(data_path, threshold, encoding, results)
+    return FimReport(data_path, threshold, encoding, results, tested=any(case.test for case in cases))
 
 
 # -- the report --------------------------------------------------------------------------------
@@ -330,7 +343,7 @@ def format_report(report: FimReport) -> str:
         ("shown", _share(report.shown, report.cases)),
         ("exact match", _share(report.exact, report.cases)),
         ("exact match | shown", _share(report.exact, report.shown)),
-        ("pass@1", _share(report.passed, report.cases)),
+        ("pass@1", _share(report.passed, report.cases) if report.tested else "n/a (no tests)"),
         ("latency p50", "n/a" if math.isnan(p50) else f"{p50:.0f} ms"),
         ("latency p95", "n/a" if math.isnan(p95) else f"{p95:.0f} ms"),
         ("failed requests", str(report.errors)),
