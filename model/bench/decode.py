@@ -93,7 +93,8 @@ def run_decode_bench(loaded: ServedModel, cases: list[FimCase], canvas_size: int
         for case in cases:
             request = CompletionRequest(case.prefix, case.suffix, canvas_size=canvas_size,
                                         threshold=decoder.threshold, max_steps=canvas_size, rule=decoder.rule,
-                                        length_first=decoder.length_first, freeze_tail=decoder.freeze_tail)
+                                        length_first=decoder.length_first, freeze_tail=decoder.freeze_tail,
+                                        copy_lines=False)  # the network's decoders, nothing else
             started = time.perf_counter()
             best = completer.complete(request)[0]
             elapsed += time.perf_counter() - started
