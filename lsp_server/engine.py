@@ -81,6 +81,7 @@ class _Models:
 class Job:
     deadline: float
     stop: threading.Event = field(default_factory=threading.Event)
+    created: float = field(default_factory=time.monotonic)
 
     def should_stop(self) -> bool:
         return self.stop.is_set() or self.past_deadline()
@@ -109,6 +110,7 @@ class Engine:
         self._models: _Models | None = None
         self._load_error: str | None = None
         self._loaded = threading.Event()
+        self._loaded_at = 0.0  # time.monotonic() when loading ended
         self._jobs: dict[str, Job] = {}
 
     def start_loading(self) -> None:
@@ -136,6 +138,7 @@ class Engine:
             log.error("model failed to load", exc_info=True)
             self._load_error = f"Redraft: no suggestions — the model failed to load: {exc}"
         finally:
+            self._loaded_at = time.monotonic()
             self._loaded.set()
         if self._load_error is not None:
             log.error("%s", self._load_error)
@@ -170,6 +173,10 @@ class Engine:
         self._load()
         if self._models is None:
             raise ModelUnavailable(self._load_error or "model not loaded")
+        # The deadline is for model work: time spent waiting for the model to load (a
+        # request sent right after startup) does not count against it.
+        if self._loaded_at > job.created:
+            job.deadline += self._loaded_at - job.created
         if job.should_stop():
             raise JobStopped
         try:

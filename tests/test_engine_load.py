@@ -1,0 +1,28 @@
+"""A request sent while the model is still loading is answered: its deadline counts model
+work, not the wait for the first load."""
+
+import time
+
+import pytest
+
+import model.serving
+from lsp_server.engine import Engine, FimQuery
+from model.serving import ServedModel
+
+
+async def test_a_request_waiting_for_the_first_load_keeps_its_whole_deadline(monkeypatch: pytest.MonkeyPatch) -> None:
+    real = model.serving.load_served_model
+
+    def slow_load(*args: object, **kwargs: object) -> ServedModel:
+        time.sleep(0.5)  # longer than the request's whole deadline below
+        return real()
+
+    monkeypatch.setattr(model.serving, "load_served_model", slow_load)
+    engine = Engine()
+    engine.start_loading()
+    try:
+        query = FimQuery("def loop():\n    while True", "\n        pass\n", 1, 32, 0.9, 4)
+        candidates = await engine.complete("file:///loop.py", query, timeout_s=0.3)
+        assert candidates and candidates[0].text
+    finally:
+        engine.shutdown()
