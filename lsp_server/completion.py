@@ -31,6 +31,7 @@ def build_query(text: str, offset: int, options: ServerOptions, invoked: bool) -
         canvas_size=options.canvas_tokens,
         sampler_threshold=options.sampler_threshold,
         max_steps=options.max_steps if invoked else min(options.max_steps, options.automatic_max_steps),
+        min_confidence=options.confidence_threshold,
     )
 
 

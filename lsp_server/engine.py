@@ -36,6 +36,7 @@ class FimQuery:
     canvas_size: int
     sampler_threshold: float
     max_steps: int
+    min_confidence: float = 0.0  # candidates below it will not be shown: no need to refine their score
 
 
 @dataclass(frozen=True)
@@ -193,7 +194,7 @@ class Engine:
             self._faults.check("fim")
             self._faults.stall("fim_stall", job.should_stop)
             request = CompletionRequest(query.prefix, query.suffix, query.candidates, query.canvas_size,
-                                        query.sampler_threshold, query.max_steps)
+                                        query.sampler_threshold, query.max_steps, min_confidence=query.min_confidence)
             return [ModelCandidate(c.text, c.confidence) for c in models.fim.complete(request, job.should_stop)]
 
         return await self._run("fim:" + key, work, timeout_s)

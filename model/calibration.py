@@ -48,7 +48,14 @@ def statement_around(prefix: str, suffix: str) -> tuple[str, str]:
     return before, after
 
 
-def features(run: Denoised, end_ids: frozenset[int], prefix: str, middle: str, suffix: str) -> list[float]:
+UNKNOWN_PARSE = 0.5  # the "still parses" feature when it tells nothing
+PARSES = len(FEATURE_NAMES) - 1  # its index
+
+
+def features(run: Denoised, end_ids: frozenset[int], prefix: str, middle: str, suffix: str,
+             check_parse: bool = True) -> list[float]:
+    """The calibrator's inputs; without ``check_parse`` the parse feature is left unknown
+    (``with_parse_check`` fills it in later)."""
     logs: list[float] = []
     end_logp = math.log(1e-9)
     for token, probability in zip(run.tokens, run.probabilities, strict=True):
@@ -58,19 +65,29 @@ def features(run: Denoised, end_ids: frozenset[int], prefix: str, middle: str, s
             break
         logs.append(logp)
     logs = logs or [end_logp]
-    # Parsing only tells something when the statement parsed before; cap the cost.
-    still_parses = 0.5
+    values = [sum(logs) / len(logs), min(logs), math.log1p(len(logs)), run.steps / max(1, len(logs)), end_logp,
+              UNKNOWN_PARSE]
+    return with_parse_check(values, prefix, middle, suffix) if check_parse else values
+
+
+def with_parse_check(values: list[float], prefix: str, middle: str, suffix: str) -> list[float]:
+    """``values`` with the parse feature measured: parsing only tells something when the
+    statement parsed before the candidate; the cost is capped."""
+    still_parses = UNKNOWN_PARSE
     before, after = statement_around(prefix, suffix)
     if len(before) + len(after) < 20_000 and parses(before + after):
         still_parses = float(parses(before + middle + after))
-    return [sum(logs) / len(logs), min(logs), math.log1p(len(logs)), run.steps / max(1, len(logs)), end_logp,
-            still_parses]
+    return [*values[:PARSES], still_parses]
 
 
 @dataclass(frozen=True)
 class Calibrator:
     weights: tuple[float, ...]
     bias: float
+
+    def most_with_any_parse(self, values: Sequence[float]) -> float:
+        """The highest confidence ``values`` could get, whatever the parse check says."""
+        return max(self([*values[:PARSES], parse]) for parse in (0.0, 1.0))
 
     def __call__(self, values: Sequence[float]) -> float:
         z = self.bias + sum(w * x for w, x in zip(self.weights, values, strict=True))

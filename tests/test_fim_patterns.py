@@ -109,3 +109,25 @@ def test_calibration_measures_each_bucket_and_writes_its_precision(tmp_path: Pat
     assert stored["fim"] == {"bias": 0.0} and set(stored["fim_copy"]) == {AGREE_1, AGREE_2, AGREE_3, MAJORITY}
     assert all(0.0 <= entry["precision"] < 1.0 for entry in stored["fim_copy"].values())
     assert "copy_agree_3" in report and np.isfinite([e["precision"] for e in stored["fim_copy"].values()]).all()
+
+
+def test_a_candidate_that_cannot_reach_the_threshold_skips_the_parse_check(
+    tokenizer_free_network: object, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import model.inference
+    from model.calibration import FEATURE_NAMES, Calibrator
+
+    completer = _completer(tokenizer_free_network, {})
+    completer.calibrator = Calibrator((0.0,) * len(FEATURE_NAMES), -5.0)  # never above 0.007
+    parsed: list[str] = []
+    real = model.inference.with_parse_check
+
+    def counted(values: list[float], prefix: str, middle: str, suffix: str) -> list[float]:
+        parsed.append(middle)
+        return real(values, prefix, middle, suffix)
+
+    monkeypatch.setattr(model.inference, "with_parse_check", counted)
+    completer.complete(CompletionRequest("x = 1\n", "\n", copy_lines=False, min_confidence=0.3))
+    assert parsed == []
+    [shown] = completer.complete(CompletionRequest("x = 2\n", "\n", copy_lines=False, min_confidence=0.0))
+    assert parsed == [shown.text]
