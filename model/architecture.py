@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 
+import numpy as np
+
 LENGTH_CLASSES = 64  # middle lengths 0…63 tokens: the largest canvas holds 63 and <|eom|>
 
 
@@ -33,6 +35,17 @@ class NetworkConfig:
         if not self.length_head:  # configs of models without it stay as they were
             del raw["length_head"]
         return raw
+
+
+ROPE_TABLE_POSITIONS = 1024  # context + canvas positions covered by the first rotary table
+
+
+def rotary_tables(positions: int, head_dim: int, base: float) -> tuple[np.ndarray, np.ndarray]:
+    """cos/sin tables (positions, head_dim/2) for rotary position embedding, float32, for
+    positions 0…positions-1; both runtimes (torch and ONNX Runtime) use these."""
+    inv_freq = (1.0 / (base ** (np.arange(0, head_dim, 2, dtype=np.float32) / head_dim))).astype(np.float32)
+    angles = np.arange(positions, dtype=np.float32)[:, None] * inv_freq[None, :]
+    return np.cos(angles), np.sin(angles)
 
 
 def weight_shapes(config: NetworkConfig) -> dict[str, tuple[int, ...]]:

@@ -17,9 +17,7 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
 
-from model.architecture import LENGTH_CLASSES, NetworkConfig
-
-ROPE_TABLE_POSITIONS = 1024  # context + canvas positions covered by the first rotary table
+from model.architecture import LENGTH_CLASSES, ROPE_TABLE_POSITIONS, NetworkConfig, rotary_tables
 
 # One (keys, values) pair per layer, each (batch, heads, positions, head_dim).
 KVCache = list[tuple[Tensor, Tensor]]
@@ -45,13 +43,6 @@ class CanvasRoom:
         if self.pending is not None:
             raise ValueError("the room's pending context has not been encoded yet")
         return [(k[:, :, :self.context_length], v[:, :, :self.context_length]) for k, v in self.layers]
-
-
-def rotary_tables(positions: Tensor, head_dim: int, base: float) -> tuple[Tensor, Tensor]:
-    """cos/sin tables (positions, head_dim/2) for rotary position embedding."""
-    inv_freq = 1.0 / (base ** (torch.arange(0, head_dim, 2, dtype=torch.float32) / head_dim))
-    angles = positions.float()[:, None] * inv_freq[None, :]
-    return angles.cos(), angles.sin()
 
 
 def apply_rotary(x: Tensor, cos: Tensor, sin: Tensor) -> Tensor:
@@ -169,7 +160,8 @@ class DiffusionEditor(nn.Module):
         table = self._rope_table
         if table is None or table[0].shape[0] < end or table[0].device != device:
             size = max(end, ROPE_TABLE_POSITIONS)
-            table = rotary_tables(torch.arange(size, device=device), self.config.head_dim, self.config.rope_base)
+            cos, sin = rotary_tables(size, self.config.head_dim, self.config.rope_base)
+            table = (torch.from_numpy(cos).to(device), torch.from_numpy(sin).to(device))
             self._rope_table = table
         return table[0][start:end], table[1][start:end]
 

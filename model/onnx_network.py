@@ -10,26 +10,14 @@ context's cache. Same results as the torch network (tests compare them).
 
 from __future__ import annotations
 
-import logging
-
 import numpy as np
 import onnxruntime
 
-from model.architecture import NetworkConfig
+from model.architecture import ROPE_TABLE_POSITIONS, NetworkConfig, rotary_tables
 from model.onnx_graph import build_pass_graph
 from model.serving import Cache, Room, new_room
 
-log = logging.getLogger(__name__)
-
 HIDDEN = np.float32(-np.inf)
-ROPE_TABLE_POSITIONS = 1024  # context + canvas positions covered by the first rotary table
-
-
-def rotary_tables(positions: int, head_dim: int, base: float) -> tuple[np.ndarray, np.ndarray]:
-    """cos/sin (positions, head_dim/2), as ``network.rotary_tables`` computes them."""
-    inv_freq = (1.0 / (base ** (np.arange(0, head_dim, 2, dtype=np.float32) / head_dim))).astype(np.float32)
-    angles = np.arange(positions, dtype=np.float32)[:, None] * inv_freq[None, :]
-    return np.cos(angles), np.sin(angles)
 
 
 class OrtNetwork:

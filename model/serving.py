@@ -106,9 +106,9 @@ def read_weights(folder: Path, config: NetworkConfig) -> dict[str, np.ndarray]:
 
 def load_served_model(folder: Path = SHIPPED_DIR) -> ServedModel:
     """The model as the server runs it (module docstring); raises ModelLoadError."""
-    contents = read_folder(folder)
     int8 = os.environ.get("REDRAFT_INT8", "1") != "0"
     if os.environ.get("REDRAFT_ONNX", "1") != "0":
+        contents = read_folder(folder)  # torch's loader reads and checks the folder itself
         weights = read_weights(folder, contents.config)
         try:
             from model.onnx_network import OrtNetwork
