@@ -267,17 +267,34 @@ async function settingsReachTheServer(page, dirs) {
   log("changed setting sent");
 }
 
-async function renameInDef(page, line, column, name) {
-  await page.keyboard.press("Control+G");
+// Selects the word at line:column (1-based) through Go to Line and types `name` over it.
+// Keystrokes sent before the Go to Line box is open would land in the file, so each step
+// waits for the screen to show the previous one, and the box is asked for again if it
+// didn't open.
+async function renameInDef(page, line, column, name, expectedLine) {
+  const box = page.locator(".quick-input-widget");
+  for (let attempt = 1; ; attempt++) {
+    await page.keyboard.press("Control+G");
+    const opened = await box.waitFor({ state: "visible", timeout: 5_000 }).then(() => true, () => false);
+    if (opened) {
+      break;
+    }
+    if (attempt === 3) {
+      throw new Error("Go to Line (Ctrl+G) did not open");
+    }
+  }
   await page.keyboard.type(`${line}:${column}`);
   await page.keyboard.press("Enter");
+  await box.waitFor({ state: "hidden", timeout: WAIT_MS });
+  await waitFor(async () => (await cursorLine(page)) === line, `the cursor to reach line ${line}`);
   await page.keyboard.press("Control+Shift+ArrowRight"); // selects the parameter
   await page.keyboard.type(name);
+  await waitFor(async () => (await editorText(page)).includes(expectedLine), `the editor to show ${JSON.stringify(expectedLine)}`);
 }
 
 async function nextEdit(page, dirs) {
   await openFile(page, "rename.py");
-  await renameInDef(page, 1, 10, "w"); // width → w
+  await renameInDef(page, 1, 10, "w", "def area(w, height):"); // width → w
   const announced = await waitFor(async () => {
     const text = await statusText(page);
     return /next edit: line 2\b/.test(text) && text;
@@ -292,7 +309,7 @@ async function nextEdit(page, dirs) {
 
   // In another function: right after the accept, a change on a line next to it would merge
   // with it into one edit the server can't read as a rename.
-  await renameInDef(page, 6, 11, "f"); // factor → f
+  await renameInDef(page, 6, 11, "f", "def scale(f, values):"); // factor → f
   await waitFor(async () => /next edit: line 7\b/.test(await statusText(page)), "the proposal on line 7");
   await page.keyboard.press("Escape");
   await waitFor(async () => !/next edit/.test(await statusText(page)), "the proposal to be dismissed");
@@ -368,6 +385,7 @@ async function main() {
     if (page) {
       await page.screenshot({ path: path.join(artifacts, "vscode-failure.png") }).catch(() => undefined);
       log(`status bar: ${JSON.stringify(await statusText(page).catch(() => ""))}`);
+      log(`editor text:\n${await editorText(page).catch(() => "")}`);
     }
     log(`extension log (tail):\n${(() => { try { return extensionLog(dirs).slice(-3000); } catch { return ""; } })()}`);
     log(`code-server output (tail):\n${serverLog.slice(-3000)}`);
