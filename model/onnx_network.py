@@ -30,7 +30,7 @@ class OrtNetwork:
         options.log_severity_level = 3  # ORT's own warnings are not the user's business
         graph = build_pass_graph(config, weights, int8).SerializeToString()
         self.session = onnxruntime.InferenceSession(graph, options, providers=["CPUExecutionProvider"])
-        self._outputs = ["logits"] + [f"{kind}{i}" for i in range(config.n_layer) for kind in ("keys", "values")]
+        self._outputs = ["probabilities"] + [f"{kind}{i}" for i in range(config.n_layer) for kind in ("keys", "values")]
         self._rope = self._rope_table(ROPE_TABLE_POSITIONS)
 
     @property
@@ -68,27 +68,27 @@ class OrtNetwork:
     def make_room(self, cache: Cache | None, canvas_size: int, pending: np.ndarray | None = None) -> Room:
         return new_room(self.config, cache, canvas_size, pending)
 
-    def denoise(self, canvas: np.ndarray, cache: Cache | Room, where: np.ndarray | None = None) -> np.ndarray:
+    def probabilities(self, canvas: np.ndarray, cache: Cache | Room, where: np.ndarray | None = None) -> np.ndarray:
         canvas = np.asarray(canvas)
         scored = np.arange(len(canvas)) if where is None else np.asarray(where)
         if not isinstance(cache, Room):
             past = _contiguous(cache)
             length = past[0][0].shape[1]
             bias = np.zeros((len(canvas), length + len(canvas)), dtype=np.float32)
-            logits, _ = self._pass(canvas, length, past, bias, scored)
-            return logits
+            probabilities, _ = self._pass(canvas, length, past, bias, scored)
+            return probabilities
         room = cache
         causal = 0 if room.pending is None else len(room.pending)
         room_at = room.context_length - causal
         ids = canvas if room.pending is None else np.concatenate([room.pending, canvas])
         room_length = room.layers[0][0].shape[1]
-        logits, new = self._pass(ids, room_at, room.layers, _room_bias(room_length, room_at, len(ids), causal),
+        probabilities, new = self._pass(ids, room_at, room.layers, _room_bias(room_length, room_at, len(ids), causal),
                                  causal + scored)
         for (room_keys, room_values), (keys, values) in zip(room.layers, new, strict=True):
             room_keys[:, room_at:room_at + len(ids)] = keys
             room_values[:, room_at:room_at + len(ids)] = values
         room.pending = None
-        return logits
+        return probabilities
 
 
 def _contiguous(cache: Cache) -> Cache:

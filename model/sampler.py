@@ -79,9 +79,12 @@ def select_commits(probs: np.ndarray, rule: CommitRule, threshold: float) -> np.
     return chosen if chosen.size else best
 
 
-def softmax(logits: np.ndarray) -> np.ndarray:
-    shifted = np.exp(logits - logits.max(axis=-1, keepdims=True))
-    distribution: np.ndarray = shifted / shifted.sum(axis=-1, keepdims=True)
+def without_mask(distribution: np.ndarray, mask_id: int) -> np.ndarray:
+    """``distribution`` (rows, vocab) renormalised without the mask token, which is never
+    an answer (in place)."""
+    kept = 1.0 - distribution[:, mask_id]
+    distribution[:, mask_id] = 0.0
+    distribution /= np.maximum(kept, np.finfo(np.float32).tiny)[:, None]
     return distribution
 
 
@@ -117,9 +120,8 @@ def denoise(
         where = np.array(open_positions, dtype=np.int64)
         # A frozen tail needs one full pass first: until then the room holds no canvas.
         live = horizon + 1 if ends and settings.freeze_tail and result.steps else size
-        logits = np.asarray(network.denoise(canvas[:live], room, where), dtype=np.float32)  # (open, vocab)
-        logits[:, mask_id] = -np.inf
-        distribution = softmax(logits)  # (open, vocab)
+        served = np.require(network.probabilities(canvas[:live], room, where), np.float32, ["W"])
+        distribution = without_mask(served, mask_id)  # (open, vocab)
         tokens = distribution.argmax(-1)
         probs = distribution[np.arange(len(tokens)), tokens]
         if settings.length_first and settings.rule is CommitRule.THRESHOLD:

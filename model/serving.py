@@ -75,10 +75,10 @@ class ServingNetwork(Protocol):
     def make_room(self, cache: Cache | None, canvas_size: int, pending: np.ndarray | None = None) -> Room:
         """A room for a canvas after ``cache`` and the ``pending`` ids (``new_room``)."""
 
-    def denoise(self, canvas: np.ndarray, cache: Cache | Room, where: np.ndarray | None = None) -> np.ndarray:
-        """One refinement step of canvas (L,): logits (len(where) or L, vocab). In a room,
-        the canvas may be a prefix of the room's: the positions after it keep the
-        keys/values the last pass left."""
+    def probabilities(self, canvas: np.ndarray, cache: Cache | Room, where: np.ndarray | None = None) -> np.ndarray:
+        """One refinement step of canvas (L,): each scored position's distribution over the
+        vocabulary (len(where) or L, vocab), float32. In a room, the canvas may be a prefix
+        of the room's: the positions after it keep the keys/values the last pass left."""
 
 
 @dataclass(frozen=True)

@@ -34,16 +34,16 @@ class TorchServing:
         return new_room(self.config, cache, canvas_size, pending)
 
     @torch.no_grad()
-    def denoise(self, canvas: np.ndarray, cache: Cache | Room, where: np.ndarray | None = None) -> np.ndarray:
+    def probabilities(self, canvas: np.ndarray, cache: Cache | Room, where: np.ndarray | None = None) -> np.ndarray:
         ids = torch.from_numpy(np.asarray(canvas, dtype=np.int64))[None]
         rows = None if where is None else torch.from_numpy(np.asarray(where, dtype=np.int64))
         if not isinstance(cache, Room):
-            return self.editor.denoise(ids, _tensors(cache), rows).float().numpy()
+            return self.editor.denoise(ids, _tensors(cache), rows).float().softmax(-1).numpy()
         pending = None if cache.pending is None else torch.from_numpy(np.asarray(cache.pending, dtype=np.int64))[None]
         room = CanvasRoom(_tensors(cache.layers), cache.context_length, pending)
         logits = self.editor.denoise(ids, room, rows)  # writes into the shared buffers
         cache.pending = None
-        return logits.float().numpy()
+        return logits.float().softmax(-1).numpy()
 
 
 def _tensors(cache: Cache) -> KVCache:

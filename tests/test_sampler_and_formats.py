@@ -112,14 +112,14 @@ def test_reused_context_cache_gives_the_same_completion_as_a_fresh_one(tokenizer
 
 
 class _ScriptedNetwork:
-    """Logits that say: tokens 5, 6, 7 at positions 0–2 (unsure), then the end (sure)."""
+    """Distributions that say: tokens 5, 6, 7 at positions 0–2 (unsure), then the end (sure)."""
 
     vocab = 16
 
     def make_room(self, cache: object, canvas_size: int) -> object:
         return cache
 
-    def denoise(self, canvas: np.ndarray, cache: object, where: np.ndarray) -> np.ndarray:
+    def probabilities(self, canvas: np.ndarray, cache: object, where: np.ndarray) -> np.ndarray:
         logits = np.full((len(where), self.vocab), -10.0)
         for row, position in enumerate(where.tolist()):
             if position < 3:
@@ -128,7 +128,8 @@ class _ScriptedNetwork:
             else:  # end-of-middle (2) and padding (1) share the mass; each alone is below 0.5
                 logits[row, 1] = 4.0
                 logits[row, 2] = 4.0 - 0.1 * position
-        return logits
+        exp = np.exp(logits - logits.max(-1, keepdims=True))
+        return exp / exp.sum(-1, keepdims=True)
 
 
 def test_deciding_the_length_first_leaves_only_the_middle_to_denoise() -> None:
@@ -156,9 +157,9 @@ class _RecordingNetwork(_ScriptedNetwork):
     def __init__(self) -> None:
         self.canvas_lengths: list[int] = []
 
-    def denoise(self, canvas: np.ndarray, cache: object, where: np.ndarray) -> np.ndarray:
+    def probabilities(self, canvas: np.ndarray, cache: object, where: np.ndarray) -> np.ndarray:
         self.canvas_lengths.append(len(canvas))
-        return super().denoise(canvas, cache, where)
+        return super().probabilities(canvas, cache, where)
 
 
 def test_a_frozen_tail_runs_passes_only_up_to_the_committed_end() -> None:
