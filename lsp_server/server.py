@@ -132,7 +132,8 @@ def create_server(model_dir: Path | None = None) -> RedraftServer:
         suggestions = await ls.completions.suggest(document.uri, text, offset, options, invoked)
         if not suggestions:
             return None
-        cursor = position_at(text, offset, encoding)
+        # The line starts computed for the request are still good unless the text changed meanwhile.
+        cursor = position_at(text, offset, encoding, document.starts if document.text is text else None)
         at_cursor = types.Range(cursor, cursor)
         ids = [uuid.uuid4().hex[:12] for _ in suggestions]
         ls.stats.shown("inline_completion", ids)

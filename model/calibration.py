@@ -85,9 +85,10 @@ class Calibrator:
     weights: tuple[float, ...]
     bias: float
 
-    def most_with_any_parse(self, values: Sequence[float]) -> float:
-        """The highest confidence ``values`` could get, whatever the parse check says."""
-        return max(self([*values[:PARSES], parse]) for parse in (0.0, 1.0))
+    def with_either_parse(self, values: Sequence[float]) -> tuple[float, float]:
+        """The lowest and highest confidence ``values`` can get, whatever the parse check says."""
+        low, high = sorted(self([*values[:PARSES], parse]) for parse in (0.0, 1.0))
+        return low, high
 
     def __call__(self, values: Sequence[float]) -> float:
         z = self.bias + sum(w * x for w, x in zip(self.weights, values, strict=True))

@@ -41,9 +41,10 @@ class CompletionRequest:
     length_first: bool = True  # decide where the middle ends in the first pass (sampler.py)
     freeze_tail: bool = True  # passes after the end is placed stop at it (sampler.py)
     copy_lines: bool = True  # also offer the rest of a line that starts like this one (fim_patterns.py)
-    # Candidates that can't reach this confidence whatever the parse check says skip it
-    # (~1.6 ms a request): the server drops them anyway.
-    min_confidence: float = 0.0
+    # The server's threshold: then only which side of it a candidate falls matters, and
+    # the parse check (~1.6 ms a request) is skipped when it can't change what is shown.
+    # None (calibration, the CLI): every candidate's exact confidence is wanted.
+    min_confidence: float | None = None
 
 
 class Cancelled(Exception):
@@ -130,7 +131,7 @@ class FimCompleter:
             seen.add(text)
             confidence, length = confidence_of(run, self.end_ids)
             values = features(run, self.end_ids, request.prefix, text, request.suffix, check_parse=False)
-            if self.calibrator is None or self.calibrator.most_with_any_parse(values) >= request.min_confidence:
+            if self._needs_parse_check(values, request, alone=len(runs) == 1 and copied is None):
                 values = with_parse_check(values, request.prefix, text, request.suffix)
             if self.calibrator is not None:
                 confidence = min(MAX_CONFIDENCE, self.calibrator(values))
@@ -142,6 +143,17 @@ class FimCompleter:
                 candidates.append(copied)
         candidates.sort(key=lambda c: c.confidence, reverse=True)
         return candidates[: request.candidates]
+
+    def _needs_parse_check(self, values: list[float], request: CompletionRequest, alone: bool) -> bool:
+        """Skipped only for the server (a threshold is set): when the check can't move the
+        candidate across it — and, with other candidates to rank against, when it can't
+        even reach it."""
+        if self.calibrator is None or request.min_confidence is None:
+            return True
+        low, high = self.calibrator.with_either_parse(values)
+        if alone:
+            return low < request.min_confidence <= high
+        return high >= request.min_confidence
 
     def _copied_line(self, request: CompletionRequest) -> Candidate | None:
         """The rest of a matching line (``fim_patterns.py``), as confident as its bucket

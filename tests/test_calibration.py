@@ -44,4 +44,6 @@ def test_the_parse_check_is_measured_only_when_it_could_matter() -> None:
     assert unknown[-1] == UNKNOWN_PARSE
     assert features(run, frozenset({1}), "x = (", ")", "\n") == with_parse_check(unknown, "x = (", ")", "\n")
     calibrator = Calibrator((0.0, 0.0, 0.0, 0.0, 0.0, -2.0), 0.0)  # a failed parse only raises it
-    assert calibrator.most_with_any_parse(unknown) == calibrator([*unknown[:-1], 0.0]) > calibrator(unknown)
+    low, high = calibrator.with_either_parse(unknown)
+    assert (low, high) == (calibrator([*unknown[:-1], 1.0]), calibrator([*unknown[:-1], 0.0]))
+    assert low < calibrator(unknown) < high

@@ -111,14 +111,14 @@ def test_calibration_measures_each_bucket_and_writes_its_precision(tmp_path: Pat
     assert "copy_agree_3" in report and np.isfinite([e["precision"] for e in stored["fim_copy"].values()]).all()
 
 
-def test_a_candidate_that_cannot_reach_the_threshold_skips_the_parse_check(
+def test_the_parse_check_runs_only_when_it_can_change_what_the_server_shows(
     tokenizer_free_network: object, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     import model.inference
     from model.calibration import FEATURE_NAMES, Calibrator
 
     completer = _completer(tokenizer_free_network, {})
-    completer.calibrator = Calibrator((0.0,) * len(FEATURE_NAMES), -5.0)  # never above 0.007
+    completer.calibrator = Calibrator((0.0,) * len(FEATURE_NAMES), -5.0)  # 0.007, whatever the parse
     parsed: list[str] = []
     real = model.inference.with_parse_check
 
@@ -127,7 +127,12 @@ def test_a_candidate_that_cannot_reach_the_threshold_skips_the_parse_check(
         return real(values, prefix, middle, suffix)
 
     monkeypatch.setattr(model.inference, "with_parse_check", counted)
-    completer.complete(CompletionRequest("x = 1\n", "\n", copy_lines=False, min_confidence=0.3))
+    completer.complete(CompletionRequest("x = 1\n", "\n", copy_lines=False, min_confidence=0.3))  # never shown
+    completer.complete(CompletionRequest("x = 2\n", "\n", copy_lines=False, min_confidence=0.0))  # always shown
     assert parsed == []
-    [shown] = completer.complete(CompletionRequest("x = 2\n", "\n", copy_lines=False, min_confidence=0.0))
-    assert parsed == [shown.text]
+    [exact] = completer.complete(CompletionRequest("x = 3\n", "\n", copy_lines=False))  # no threshold: the CLI
+    assert parsed == [exact.text]
+    # A failed parse takes it from 0.5 to 0.12: at 0.3, the check decides.
+    completer.calibrator = Calibrator((0.0,) * (len(FEATURE_NAMES) - 1) + (2.0,), -2.0)
+    [decided] = completer.complete(CompletionRequest("x = 4\n", "\n", copy_lines=False, min_confidence=0.3))
+    assert parsed == [exact.text, decided.text]
