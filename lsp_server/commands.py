@@ -11,6 +11,8 @@ import time
 from pathlib import Path
 from types import ModuleType
 
+from lsp_server.options import ServerOptions
+
 log = logging.getLogger(__name__)
 
 
@@ -63,8 +65,12 @@ def _show_completion(completer: object, prefix: str, suffix: str, args: argparse
     if args.steps:
         for step, state in enumerate(best.trace, 1):
             print(f"  step {step:2d} │ {state!r}")
+    threshold = ServerOptions().confidence_threshold
+    source = "copied from a line of the file" if best.steps == 0 else f"{best.tokens} tokens in {best.steps} steps"
+    verdict = "an editor would show it" if best.confidence >= threshold else "an editor would show nothing"
     print(f"  suggestion │ {best.text!r}")
-    print(f"  confidence │ {best.confidence:.3f}  ({best.tokens} tokens in {best.steps} steps, {elapsed_ms:.0f} ms)")
+    print(f"  confidence │ {best.confidence:.3f}  ({source}, {elapsed_ms:.0f} ms)")
+    print(f"             │ at the server's default threshold {threshold}, {verdict}")
 
 
 def complete(args: argparse.Namespace) -> int:
