@@ -66,7 +66,7 @@ def _show_completion(completer: object, prefix: str, suffix: str, args: argparse
         for step, state in enumerate(best.trace, 1):
             print(f"  step {step:2d} │ {state!r}")
     threshold = ServerOptions().confidence_threshold
-    source = "copied from a line of the file" if best.steps == 0 else f"{best.tokens} tokens in {best.steps} steps"
+    source = "copied from a line of the file" if best.copied else f"{best.tokens} tokens in {best.steps} steps"
     verdict = "an editor would show it" if best.confidence >= threshold else "an editor would show nothing"
     print(f"  suggestion │ {best.text!r}")
     print(f"  confidence │ {best.confidence:.3f}  ({source}, {elapsed_ms:.0f} ms)")
@@ -229,7 +229,7 @@ def corpus(args: argparse.Namespace) -> int:
 
 def calibrate(args: argparse.Namespace) -> int:
     from model.calibrate_fim import calibrate as fit_calibration
-    from model.calibrate_fim import calibrate_copies
+    from model.calibrate_fim import calibrate_copies, calibrate_copy_check
     from model.calibrate_next_edit import calibrate_next_edit
     from model.corpus import read_corpus
     from model.model_folder import SHIPPED_DIR
@@ -239,6 +239,7 @@ def calibrate(args: argparse.Namespace) -> int:
         print(fit_calibration(model_dir, read_corpus(args.dev), args.cases, plot=args.plot))
     if args.only in (None, "fim", "fim-copy"):
         print(calibrate_copies(model_dir, read_corpus(args.dev)))
+        print(calibrate_copy_check(model_dir, read_corpus(args.dev)))
     if args.only in (None, "next-edit"):  # the real edit pairs sit beside dev.jsonl
         print(calibrate_next_edit(model_dir, args.dev.parent))
     return 0

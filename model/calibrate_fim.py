@@ -15,6 +15,7 @@ from pathlib import Path
 
 from model.bench.decode import same_code
 from model.calibration import fit
+from model.copy_check import CHECK_FEATURES, CHECKED_KINDS, CONFIG_KEY
 from model.corpus import SourceFile
 from model.fim_examples import SPAN_MIX, SpanKind, choose_span
 from model.fim_patterns import COPY_KINDS, copy_candidate
@@ -101,6 +102,36 @@ def calibrate_copies(model_dir: Path, dev_files: list[SourceFile], seed: int = 8
     for kind, (fired, right) in tally.items():
         rows.append(f"{kind:<14} {fired / len(cases):6.1%} {right / max(1, fired):7.1%} {right / (fired + 2):7.3f}")
     return f"{len(cases)} dev cases for copied lines:\n" + "\n".join(rows)
+
+
+def calibrate_copy_check(model_dir: Path, dev_files: list[SourceFile], seed: int = 8) -> str:
+    """Fit the network's check of weakly supported copies (``copy_check.py``) on half of
+    the held-out copies it applies to, write it into ``model_dir/config.json``, and report
+    it on the other half."""
+    loaded = load_served_model(model_dir)
+    completer = FimCompleter(loaded)
+    rows: list[list[float]] = []
+    labels: list[bool] = []
+    for prefix, middle, suffix in dev_cases(dev_files, COPY_CASES, seed):
+        copied = copy_candidate(prefix, suffix)
+        if copied is None or copied.kind not in CHECKED_KINDS:
+            continue
+        values = completer.copy_check_features(copied.text, copied.kind, completer.first_pass(prefix, suffix))
+        if values is not None:
+            rows.append(values)
+            labels.append(same_code(copied.text, middle))
+    half = len(rows) // 2
+    if not any(labels[:half]) or all(labels[:half]):
+        return f"copy check: {len(rows)} held-out copies, too few of each outcome to fit; not written"
+    check = fit(rows[:half], labels[:half])
+    curve = precision_curve([check(r) for r in rows[half:]], labels[half:])
+    config_path = model_dir / CONFIG_FILE
+    config = json.loads(config_path.read_text())
+    config.setdefault("calibration", {})[CONFIG_KEY] = check.to_dict(CHECK_FEATURES)
+    config_path.write_text(json.dumps(config, indent=2) + "\n")
+    return (f"copy check ({', '.join(CHECKED_KINDS)}): {len(rows)} held-out copies, "
+            f"{sum(labels) / max(1, len(labels)):.1%} right; fitted on {half}, measured on {len(rows) - half}:\n"
+            f"{precision_table(curve)}")
 
 
 def calibrate(

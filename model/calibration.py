@@ -94,13 +94,14 @@ class Calibrator:
         z = self.bias + sum(w * x for w, x in zip(self.weights, values, strict=True))
         return 1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, z))))
 
-    def to_dict(self) -> dict[str, object]:
-        return {"features": list(FEATURE_NAMES), "weights": list(self.weights), "bias": self.bias}
+    def to_dict(self, names: Sequence[str] = FEATURE_NAMES) -> dict[str, object]:
+        return {"features": list(names), "weights": list(self.weights), "bias": self.bias}
 
     @classmethod
-    def from_dict(cls, raw: dict[str, object]) -> Calibrator | None:
+    def from_dict(cls, raw: dict[str, object], names: Sequence[str] = FEATURE_NAMES) -> Calibrator | None:
+        """The stored calibrator, or None when it was fitted on other features."""
         weights, bias = raw.get("weights"), raw.get("bias")
-        if raw.get("features") != list(FEATURE_NAMES) or not isinstance(weights, list) or not isinstance(
+        if raw.get("features") != list(names) or not isinstance(weights, list) or not isinstance(
                 bias, (int, float)):
             return None
         return cls(tuple(float(w) for w in weights), float(bias))

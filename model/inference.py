@@ -7,14 +7,15 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
 from model.calibration import Calibrator, features, with_parse_check
+from model.copy_check import CHECK_FEATURES, CHECKED_KINDS, CONFIG_KEY, check_features
 from model.fim_patterns import COPY_KINDS, copy_candidate
 from model.formats import ContextBudget, context_ids, middle_from_canvas
-from model.sampler import CommitRule, Denoised, SamplerSettings, denoise
+from model.sampler import CommitRule, Denoised, SamplerSettings, denoise, without_mask
 from model.serving import Cache, Room, ServedModel
 
 
@@ -26,6 +27,7 @@ class Candidate:
     tokens: int  # committed tokens up to end-of-middle
     trace: list[str] = field(default_factory=list)  # intermediate states, when asked for
     features: list[float] = field(default_factory=list)  # what the calibrator reads
+    copied: str = ""  # the copied-line bucket (fim_patterns.py) when copied from the file
 
 
 @dataclass(frozen=True)
@@ -82,6 +84,8 @@ class FimCompleter:
         raw_calibration = meta.get("calibration", {}).get("fim") if isinstance(meta.get("calibration"), dict) else None
         self.calibrator = Calibrator.from_dict(raw_calibration) if isinstance(raw_calibration, dict) else None
         self.copy_precision = copy_precisions(meta.get("calibration"))
+        raw_check = meta.get("calibration", {}).get(CONFIG_KEY) if isinstance(meta.get("calibration"), dict) else None
+        self.copy_check = Calibrator.from_dict(raw_check, CHECK_FEATURES) if isinstance(raw_check, dict) else None
         self._cached_ids: list[int] = []
         self._cache: Cache | None = None
 
@@ -120,6 +124,8 @@ class FimCompleter:
             self._cached_ids, self._cache = ids, room.context_cache()
         if runs[0].stopped:
             raise Cancelled
+        if copied is not None and copied.copied in CHECKED_KINDS and runs[0].first_pass is not None:
+            copied = self._checked(copied, runs[0].first_pass)
         if request.candidates > 1 and room.pending is None:
             runs.extend(self._alternatives(room.context_cache(), settings, request, should_stop))
         seen: set[str] = set()
@@ -155,6 +161,25 @@ class FimCompleter:
             return low < request.min_confidence <= high
         return high >= request.min_confidence
 
+    def first_pass(self, prefix: str, suffix: str, canvas_size: int = 32) -> np.ndarray:
+        """The first denoising pass's distributions over a fully masked canvas (position,
+        vocab), as a request's first pass computes them."""
+        _, room = self.prepare(prefix, suffix, canvas_size)
+        canvas = np.full(canvas_size, self.tokenizer.mask_id, dtype=np.int64)
+        served = np.require(self.network.probabilities(canvas, room), np.float32, ["W"])
+        return without_mask(served, self.tokenizer.mask_id)
+
+    def copy_check_features(self, text: str, kind: str, first_pass: np.ndarray) -> list[float] | None:
+        return check_features(first_pass, self.tokenizer.encode(text), self.tokenizer.end_of_middle_id, kind)
+
+    def _checked(self, copied: Candidate, first_pass: np.ndarray) -> Candidate:
+        """A weakly supported copy, its confidence from the network's second opinion
+        (``copy_check.py``) when that was calibrated."""
+        values = self.copy_check_features(copied.text, copied.copied, first_pass)
+        if values is None or self.copy_check is None:
+            return copied
+        return replace(copied, confidence=min(MAX_CONFIDENCE, self.copy_check(values)), features=values)
+
     def _copied_line(self, request: CompletionRequest) -> Candidate | None:
         """The rest of a matching line (``fim_patterns.py``), as confident as its bucket
         was right on held-out code; None when no bucket covers it or none was measured."""
@@ -162,7 +187,8 @@ class FimCompleter:
         if copied is None or self.copy_precision.get(copied.kind, 0.0) <= 0.0:
             return None
         length = len(self.tokenizer.encode(copied.text))
-        return Candidate(copied.text, min(MAX_CONFIDENCE, self.copy_precision[copied.kind]), 0, length)
+        return Candidate(copied.text, min(MAX_CONFIDENCE, self.copy_precision[copied.kind]), 0, length,
+                         copied=copied.kind)
 
     def _alternatives(
         self, cache: Cache, settings: SamplerSettings, request: CompletionRequest,

@@ -66,6 +66,9 @@ class Denoised:
     steps: int = 0
     stopped: bool = False
     trace: list[list[int]] = field(default_factory=list)
+    # The first pass's distributions over the whole masked canvas (position, vocab), when
+    # nothing was forced: the copied-line check reads them (copy_check.py).
+    first_pass: np.ndarray | None = field(default=None, repr=False, compare=False)
 
 
 def select_commits(probs: np.ndarray, rule: CommitRule, threshold: float) -> np.ndarray:
@@ -122,6 +125,8 @@ def denoise(
         live = horizon + 1 if ends and settings.freeze_tail and result.steps else size
         served = np.require(network.probabilities(canvas[:live], room, where), np.float32, ["W"])
         distribution = without_mask(served, mask_id)  # (open, vocab)
+        if result.steps == 0 and not forced:
+            result.first_pass = distribution
         tokens = distribution.argmax(-1)
         probs = distribution[np.arange(len(tokens)), tokens]
         if settings.length_first and settings.rule is CommitRule.THRESHOLD:

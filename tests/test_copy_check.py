@@ -1,0 +1,78 @@
+"""The network's second opinion on weakly supported copied lines."""
+
+import json
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import model.calibrate_fim
+from model.calibrate_fim import calibrate_copy_check
+from model.calibration import Calibrator
+from model.copy_check import CHECK_FEATURES, CONFIG_KEY, check_features
+from model.fim_patterns import AGREE_1, AGREE_3, MAJORITY
+from model.inference import CompletionRequest, FimCompleter
+from model.model_folder import SHIPPED_DIR
+from model.serving import ServedModel, load_served_model
+
+
+def test_the_features_are_the_copy_s_log_probabilities_where_its_tokens_would_go() -> None:
+    first_pass = np.full((4, 6), 0.1)
+    first_pass[0, 3], first_pass[1, 4], first_pass[2, 1] = 0.5, 0.25, 0.4  # tokens 3, 4, then the end (1)
+    mean_logp, min_logp, end_logp, majority = check_features(first_pass, [3, 4], 1, MAJORITY) or []
+    assert mean_logp == pytest.approx((np.log(0.5) + np.log(0.25)) / 2)
+    assert min_logp == pytest.approx(np.log(0.25)) and end_logp == pytest.approx(np.log(0.4))
+    assert majority == 1.0 and check_features(first_pass, [3, 4], 1, AGREE_1)[-1] == 0.0  # type: ignore[index]
+    assert check_features(first_pass, [3, 4, 5, 2], 1, AGREE_1) is None  # no room left for its end
+
+
+ONE = "import os\nvalue = compute(1)\nprint(value)\nval"
+
+
+def _completer(check: Calibrator | None) -> FimCompleter:
+    served = load_served_model(SHIPPED_DIR)
+    calibration = {"fim_copy": {AGREE_1: {"precision": 0.3, "cases": 50}, AGREE_3: {"precision": 0.95, "cases": 50}}}
+    if check is not None:
+        calibration[CONFIG_KEY] = check.to_dict(CHECK_FEATURES)  # type: ignore[assignment]
+    return FimCompleter(ServedModel(served.network, served.tokenizer, {"calibration": calibration}))
+
+
+def test_a_weak_copy_takes_its_confidence_from_the_check_of_the_first_pass() -> None:
+    request = CompletionRequest(ONE, "\n", candidates=3)
+    unchecked = {c.text: c for c in _completer(None).complete(request)}
+    assert unchecked["ue = compute(1)"].confidence == pytest.approx(0.3)  # the bucket's precision
+    sure = Calibrator((0.0, 0.0, 0.0, 0.0), 2.0)  # says 0.88 whatever the network thinks
+    checked = {c.text: c for c in _completer(sure).complete(request)}["ue = compute(1)"]
+    assert checked.confidence == pytest.approx(sure([0.0] * 4)) and checked.copied == AGREE_1
+    completer = _completer(sure)
+    expected = completer.copy_check_features("ue = compute(1)", AGREE_1, completer.first_pass(ONE, "\n"))
+    assert expected is not None and checked.features == pytest.approx(expected, abs=1e-5)
+
+
+def test_a_well_supported_copy_is_not_checked() -> None:
+    tests = "x.assertEqual(a, 1)\nx.assertEqual(a, 1)\nx.assertEqual(a, 1)\nx.ass"
+    [answer] = _completer(Calibrator((0.0, 0.0, 0.0, 0.0), -5.0)).complete(CompletionRequest(tests, "\n"))
+    assert answer.text == "ertEqual(a, 1)" and answer.confidence == pytest.approx(0.95)
+
+
+def test_calibration_fits_the_check_on_held_out_copies_and_stores_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    folder = tmp_path / "model"
+    shutil.copytree(SHIPPED_DIR, folder)
+    # Forty held-out copies of one line, right half the time.
+    cases = [(ONE, "ue = compute(1)" if i % 2 else "ue = other()", "\n") for i in range(40)]
+    monkeypatch.setattr(model.calibrate_fim, "dev_cases", lambda files, count, seed: cases)
+    report = calibrate_copy_check(folder, [])
+    assert "40 held-out copies, 50.0% right; fitted on 20, measured on 20" in report
+    stored = json.loads((folder / "config.json").read_text())["calibration"][CONFIG_KEY]
+    assert stored["features"] == list(CHECK_FEATURES)
+    assert FimCompleter(load_served_model(folder)).copy_check is not None
+    # Only one outcome to learn from: nothing is written.
+    monkeypatch.setattr(model.calibrate_fim, "dev_cases", lambda files, count, seed: cases[1::2])
+    (folder / "config.json").write_text(json.dumps({**json.loads((folder / "config.json").read_text()),
+                                                    "calibration": {}}))
+    assert "too few of each outcome" in calibrate_copy_check(folder, [])
+    assert CONFIG_KEY not in json.loads((folder / "config.json").read_text())["calibration"]
+
