@@ -197,9 +197,10 @@ class FimCompleter:
         """Other candidates: the first canvas token forced to its next most likely values."""
         tok = self.tokenizer
         canvas = np.full(settings.canvas_size, tok.mask_id, dtype=np.int64)
-        first = np.array(self.network.probabilities(canvas, cache, np.zeros(1, dtype=np.int64))[0], dtype=np.float32)
-        first[tok.mask_id] = 0.0
-        firsts = np.argsort(-first, kind="stable")[1:request.candidates + 1].tolist()
+        at_first = np.array(self.network.probabilities(canvas, cache, np.zeros(1, dtype=np.int64))[0],
+                            dtype=np.float32)
+        at_first[tok.mask_id] = 0.0
+        firsts = np.argsort(-at_first, kind="stable")[1:request.candidates + 1].tolist()
         runs = []
         for first in firsts:
             run = denoise(self.network, cache, tok.mask_id, self.end_ids, settings,
