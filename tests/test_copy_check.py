@@ -31,11 +31,22 @@ ONE = "import os\nvalue = compute(1)\nprint(value)\nval"
 
 
 def _completer(check: Calibrator | None) -> FimCompleter:
-    served = load_served_model(SHIPPED_DIR)
+    """The shipped tokenizer with a tiny random network, whose own candidates are far less
+    confident than any copy, so the copy is always among the answers."""
+    import torch
+
+    from model.architecture import NetworkConfig
+    from model.network import DiffusionEditor
+    from model.torch_serving import TorchServing
+
+    torch.manual_seed(0)
+    tokenizer = load_served_model(SHIPPED_DIR).tokenizer
+    editor = DiffusionEditor(NetworkConfig(vocab_size=tokenizer.vocab_size, n_layer=1, n_head=2, d_model=32,
+                                           mlp_hidden=48)).eval()
     calibration = {"fim_copy": {AGREE_1: {"precision": 0.3, "cases": 50}, AGREE_3: {"precision": 0.95, "cases": 50}}}
     if check is not None:
         calibration[CONFIG_KEY] = check.to_dict(CHECK_FEATURES)  # type: ignore[assignment]
-    return FimCompleter(ServedModel(served.network, served.tokenizer, {"calibration": calibration}))
+    return FimCompleter(ServedModel(TorchServing(editor), tokenizer, {"calibration": calibration}))
 
 
 def test_a_weak_copy_takes_its_confidence_from_the_check_of_the_first_pass() -> None:
