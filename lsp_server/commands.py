@@ -235,11 +235,12 @@ def calibrate(args: argparse.Namespace) -> int:
     from model.model_folder import SHIPPED_DIR
 
     model_dir = args.into or args.model or SHIPPED_DIR
+    dev_files = read_corpus(args.dev) if args.only != "next-edit" else []
     if args.only in (None, "fim"):
-        print(fit_calibration(model_dir, read_corpus(args.dev), args.cases, plot=args.plot))
+        print(fit_calibration(model_dir, dev_files, args.cases, plot=args.plot))
     if args.only in (None, "fim", "fim-copy"):
-        print(calibrate_copies(model_dir, read_corpus(args.dev)))
-        print(calibrate_copy_check(model_dir, read_corpus(args.dev)))
+        print(calibrate_copies(model_dir, dev_files))
+        print(calibrate_copy_check(model_dir, dev_files))
     if args.only in (None, "next-edit"):  # the real edit pairs sit beside dev.jsonl
         print(calibrate_next_edit(model_dir, args.dev.parent))
     return 0

@@ -15,7 +15,7 @@ from model.calibration import Calibrator, features, with_parse_check
 from model.copy_check import CHECK_FEATURES, CHECKED_KINDS, CONFIG_KEY, check_features
 from model.fim_patterns import COPY_KINDS, copy_candidate
 from model.formats import ContextBudget, context_ids, middle_from_canvas
-from model.sampler import CommitRule, Denoised, SamplerSettings, denoise, without_mask
+from model.sampler import CommitRule, Denoised, SamplerSettings, denoise
 from model.serving import Cache, Room, ServedModel
 
 
@@ -81,10 +81,11 @@ class FimCompleter:
             int(meta.get("max_suffix_tokens", ContextBudget.max_suffix)),
         )
         self.end_ids = frozenset({self.tokenizer.end_of_middle_id, self.tokenizer.pad_id})
-        raw_calibration = meta.get("calibration", {}).get("fim") if isinstance(meta.get("calibration"), dict) else None
-        self.calibrator = Calibrator.from_dict(raw_calibration) if isinstance(raw_calibration, dict) else None
-        self.copy_precision = copy_precisions(meta.get("calibration"))
-        raw_check = meta.get("calibration", {}).get(CONFIG_KEY) if isinstance(meta.get("calibration"), dict) else None
+        calibration = meta.get("calibration")
+        calibration = calibration if isinstance(calibration, dict) else {}
+        raw_fim, raw_check = calibration.get("fim"), calibration.get(CONFIG_KEY)
+        self.calibrator = Calibrator.from_dict(raw_fim) if isinstance(raw_fim, dict) else None
+        self.copy_precision = copy_precisions(calibration)
         self.copy_check = Calibrator.from_dict(raw_check, CHECK_FEATURES) if isinstance(raw_check, dict) else None
         self._cached_ids: list[int] = []
         self._cache: Cache | None = None
@@ -124,8 +125,9 @@ class FimCompleter:
             self._cached_ids, self._cache = ids, room.context_cache()
         if runs[0].stopped:
             raise Cancelled
-        if copied is not None and copied.copied in CHECKED_KINDS and runs[0].first_pass is not None:
-            copied = self._checked(copied, runs[0].first_pass)
+        if copied is not None and copied.copied in CHECKED_KINDS and self.copy_check is not None \
+                and runs[0].first_pass is not None:
+            copied = self._checked(copied, self.copy_check, runs[0].first_pass)
         if request.candidates > 1 and room.pending is None:
             runs.extend(self._alternatives(room.context_cache(), settings, request, should_stop))
         seen: set[str] = set()
@@ -163,22 +165,23 @@ class FimCompleter:
 
     def first_pass(self, prefix: str, suffix: str, canvas_size: int = 32) -> np.ndarray:
         """The first denoising pass's distributions over a fully masked canvas (position,
-        vocab), as a request's first pass computes them."""
+        vocab): the sampler's own first pass, stopped there."""
         _, room = self.prepare(prefix, suffix, canvas_size)
-        canvas = np.full(canvas_size, self.tokenizer.mask_id, dtype=np.int64)
-        served = np.require(self.network.probabilities(canvas, room), np.float32, ["W"])
-        return without_mask(served, self.tokenizer.mask_id)
+        one_pass = SamplerSettings(canvas_size, max_steps=1)
+        run = denoise(self.network, room, self.tokenizer.mask_id, self.end_ids, one_pass)
+        assert run.first_pass is not None  # nothing was forced
+        return run.first_pass
 
     def copy_check_features(self, text: str, kind: str, first_pass: np.ndarray) -> list[float] | None:
         return check_features(first_pass, self.tokenizer.encode(text), self.tokenizer.end_of_middle_id, kind)
 
-    def _checked(self, copied: Candidate, first_pass: np.ndarray) -> Candidate:
+    def _checked(self, copied: Candidate, check: Calibrator, first_pass: np.ndarray) -> Candidate:
         """A weakly supported copy, its confidence from the network's second opinion
-        (``copy_check.py``) when that was calibrated."""
+        (``copy_check.py``)."""
         values = self.copy_check_features(copied.text, copied.copied, first_pass)
-        if values is None or self.copy_check is None:
+        if values is None:
             return copied
-        return replace(copied, confidence=min(MAX_CONFIDENCE, self.copy_check(values)), features=values)
+        return replace(copied, confidence=min(MAX_CONFIDENCE, check(values)), features=values)
 
     def _copied_line(self, request: CompletionRequest) -> Candidate | None:
         """The rest of a matching line (``fim_patterns.py``), as confident as its bucket

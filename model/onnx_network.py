@@ -82,8 +82,8 @@ class OrtNetwork:
         room_at = room.context_length - causal
         ids = canvas if room.pending is None else np.concatenate([room.pending, canvas])
         room_length = room.layers[0][0].shape[1]
-        probabilities, new = self._pass(ids, room_at, room.layers, _room_bias(room_length, room_at, len(ids), causal),
-                                 causal + scored)
+        bias = _room_bias(room_length, room_at, len(ids), causal)
+        probabilities, new = self._pass(ids, room_at, room.layers, bias, causal + scored)
         for (room_keys, room_values), (keys, values) in zip(room.layers, new, strict=True):
             room_keys[:, room_at:room_at + len(ids)] = keys
             room_values[:, room_at:room_at + len(ids)] = values

@@ -15,6 +15,7 @@ from model.fim_patterns import AGREE_1, AGREE_3, MAJORITY
 from model.inference import CompletionRequest, FimCompleter
 from model.model_folder import SHIPPED_DIR
 from model.serving import ServedModel, load_served_model
+from model.tokenizer import CodeTokenizer
 
 
 def test_the_features_are_the_copy_s_log_probabilities_where_its_tokens_would_go() -> None:
@@ -30,40 +31,32 @@ def test_the_features_are_the_copy_s_log_probabilities_where_its_tokens_would_go
 ONE = "import os\nvalue = compute(1)\nprint(value)\nval"
 
 
-def _completer(check: Calibrator | None) -> FimCompleter:
-    """The shipped tokenizer with a tiny random network, whose own candidates are far less
-    confident than any copy, so the copy is always among the answers."""
-    import torch
-
-    from model.architecture import NetworkConfig
-    from model.network import DiffusionEditor
-    from model.torch_serving import TorchServing
-
-    torch.manual_seed(0)
-    tokenizer = load_served_model(SHIPPED_DIR).tokenizer
-    editor = DiffusionEditor(NetworkConfig(vocab_size=tokenizer.vocab_size, n_layer=1, n_head=2, d_model=32,
-                                           mlp_hidden=48)).eval()
+def _completer(network: object, check: Calibrator | None) -> FimCompleter:
+    """The shipped tokenizer with ``network`` (tiny and random: its own candidates are far
+    less confident than any copy, so the copy is always among the answers)."""
+    tokenizer = CodeTokenizer.load(SHIPPED_DIR / "tokenizer.json")
     calibration = {"fim_copy": {AGREE_1: {"precision": 0.3, "cases": 50}, AGREE_3: {"precision": 0.95, "cases": 50}}}
     if check is not None:
         calibration[CONFIG_KEY] = check.to_dict(CHECK_FEATURES)  # type: ignore[assignment]
-    return FimCompleter(ServedModel(TorchServing(editor), tokenizer, {"calibration": calibration}))
+    return FimCompleter(ServedModel(network, tokenizer, {"calibration": calibration}))  # type: ignore[arg-type]
 
 
-def test_a_weak_copy_takes_its_confidence_from_the_check_of_the_first_pass() -> None:
+def test_a_weak_copy_takes_its_confidence_from_the_check_of_the_first_pass(tokenizer_free_network: object) -> None:
     request = CompletionRequest(ONE, "\n", candidates=3)
-    unchecked = {c.text: c for c in _completer(None).complete(request)}
+    unchecked = {c.text: c for c in _completer(tokenizer_free_network, None).complete(request)}
     assert unchecked["ue = compute(1)"].confidence == pytest.approx(0.3)  # the bucket's precision
     sure = Calibrator((0.0, 0.0, 0.0, 0.0), 2.0)  # says 0.88 whatever the network thinks
-    checked = {c.text: c for c in _completer(sure).complete(request)}["ue = compute(1)"]
+    checked = {c.text: c for c in _completer(tokenizer_free_network, sure).complete(request)}["ue = compute(1)"]
     assert checked.confidence == pytest.approx(sure([0.0] * 4)) and checked.copied == AGREE_1
-    completer = _completer(sure)
+    completer = _completer(tokenizer_free_network, sure)
     expected = completer.copy_check_features("ue = compute(1)", AGREE_1, completer.first_pass(ONE, "\n"))
     assert expected is not None and checked.features == pytest.approx(expected, abs=1e-5)
 
 
-def test_a_well_supported_copy_is_not_checked() -> None:
+def test_a_well_supported_copy_is_not_checked(tokenizer_free_network: object) -> None:
     tests = "x.assertEqual(a, 1)\nx.assertEqual(a, 1)\nx.assertEqual(a, 1)\nx.ass"
-    [answer] = _completer(Calibrator((0.0, 0.0, 0.0, 0.0), -5.0)).complete(CompletionRequest(tests, "\n"))
+    never = Calibrator((0.0, 0.0, 0.0, 0.0), -5.0)
+    [answer] = _completer(tokenizer_free_network, never).complete(CompletionRequest(tests, "\n"))
     assert answer.text == "ertEqual(a, 1)" and answer.confidence == pytest.approx(0.95)
 
 

@@ -84,21 +84,6 @@ def test_a_less_certain_copy_joins_the_network_s_candidates(tokenizer_free_netwo
     assert texts.get("ue = compute(1)") == pytest.approx(0.3) and len(texts) >= 2
 
 
-@pytest.fixture
-def tokenizer_free_network() -> object:
-    """A served torch network of the shipped tokenizer's vocabulary, tiny and random."""
-    import torch
-
-    from model.architecture import NetworkConfig
-    from model.network import DiffusionEditor
-    from model.torch_serving import TorchServing
-
-    torch.manual_seed(0)
-    vocab = CodeTokenizer.load(SHIPPED_DIR / "tokenizer.json").vocab_size
-    editor = DiffusionEditor(NetworkConfig(vocab_size=vocab, n_layer=1, n_head=2, d_model=32, mlp_hidden=48)).eval()
-    return TorchServing(editor)
-
-
 def test_calibration_measures_each_bucket_and_writes_its_precision(tmp_path: Path) -> None:
     cases = [(TESTS, "ertEqual(area(2, 3), 6)", "\n"), (TESTS, "ertTrue(x)", "\n"), ("x = 1\n", "y", "")]
     assert measure_copies(cases)[AGREE_3] == (2, 1)
