@@ -99,6 +99,8 @@ def build_parser() -> argparse.ArgumentParser:
                            help="held-out spans cut from a corpus .jsonl (as `redraft calibrate`; exact match only)")
     fim.add_argument("--limit", type=int, help="first N cases only (--dev: default 400)")
     fim.add_argument("--threshold", type=float, default=0.0, help="confidenceThreshold sent to the server")
+    fim.add_argument("--no-workspace", action="store_true",
+                     help="--dev: open each case alone, without its package's other files as the workspace")
     fuzz = suites.add_parser("fuzz", help="random editing sessions; crashes and document divergences")
     fuzz.add_argument("--sessions", type=int, default=200)
     fuzz.add_argument("--steps", type=int, default=25, help="actions per session")

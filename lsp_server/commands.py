@@ -7,6 +7,7 @@ import argparse
 import json
 import logging
 import os
+import tempfile
 import time
 from pathlib import Path
 from types import ModuleType
@@ -292,8 +293,10 @@ def bench(args: argparse.Namespace) -> int:
     from lsp_server.bench.fim import format_report, held_out_cases, run_fim_bench
 
     if args.dev is not None:
-        spans = held_out_cases(args.dev, args.limit or 400)
-        report = run_fim_bench(args.dev, None, args.threshold, command, cases=spans)
+        with tempfile.TemporaryDirectory(prefix="redraft-bench-workspace-") as folder:
+            workspace = None if args.no_workspace else Path(folder)
+            spans = held_out_cases(args.dev, args.limit or 400, workspace)
+            report = run_fim_bench(args.dev, None, args.threshold, command, cases=spans, workspace=workspace)
     else:
         report = run_fim_bench(Path(args.data), args.limit, args.threshold, command)
     print(format_report(report))

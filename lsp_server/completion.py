@@ -7,7 +7,7 @@ import time
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
-from lsp_server.engine import Engine, FimQuery, JobStopped, ModelCandidate, ModelUnavailable
+from lsp_server.engine import Engine, FimQuery, JobStopped, ModelCandidate, ModelUnavailable, RelatedLines
 from lsp_server.options import ServerOptions
 from lsp_server.scheduling import RequestScheduler
 
@@ -23,7 +23,9 @@ class Suggestion:
     confidence: float
 
 
-def build_query(text: str, offset: int, options: ServerOptions, invoked: bool) -> FimQuery:
+def build_query(
+    text: str, offset: int, options: ServerOptions, invoked: bool, related: RelatedLines | None = None
+) -> FimQuery:
     return FimQuery(
         prefix=text[:offset],
         suffix=text[offset:],
@@ -32,6 +34,7 @@ def build_query(text: str, offset: int, options: ServerOptions, invoked: bool) -
         sampler_threshold=options.sampler_threshold,
         max_steps=options.max_steps if invoked else min(options.max_steps, options.automatic_max_steps),
         min_confidence=options.confidence_threshold,
+        related=related,
     )
 
 
@@ -75,9 +78,11 @@ class CompletionService:
         self.scheduler = scheduler
 
     async def suggest(
-        self, uri: str, text: str, offset: int, options: ServerOptions, invoked: bool
+        self, uri: str, text: str, offset: int, options: ServerOptions, invoked: bool,
+        related: RelatedLines | None = None,
     ) -> list[Suggestion]:
-        query = build_query(text, offset, options, invoked)
+        """``related``: the workspace's other files, where copied lines may also come from."""
+        query = build_query(text, offset, options, invoked, related)
         variant = f"{invoked}:{options}"
         cached = self.cache.lookup(uri, query.prefix, query.suffix, variant)
         if cached is not None:

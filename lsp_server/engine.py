@@ -20,6 +20,10 @@ from typing import TYPE_CHECKING, TypeVar
 
 from lsp_server.faults import FaultPlan
 
+# Pure Python, cheap to import; re-exported for the workspace's line index (workspace_lines.py).
+from model.fim_patterns import LineIndex as LineIndex
+from model.fim_patterns import RelatedLines as RelatedLines
+
 if TYPE_CHECKING:
     from model.inference import FimCompleter
     from model.next_edit import NextEditor
@@ -37,6 +41,7 @@ class FimQuery:
     sampler_threshold: float
     max_steps: int
     min_confidence: float = 0.0  # candidates below it will not be shown: no need to refine their score
+    related: RelatedLines | None = None  # the workspace's other files (copied lines)
 
 
 @dataclass(frozen=True)
@@ -194,7 +199,8 @@ class Engine:
             self._faults.check("fim")
             self._faults.stall("fim_stall", job.should_stop)
             request = CompletionRequest(query.prefix, query.suffix, query.candidates, query.canvas_size,
-                                        query.sampler_threshold, query.max_steps, min_confidence=query.min_confidence)
+                                        query.sampler_threshold, query.max_steps, min_confidence=query.min_confidence,
+                                        related=query.related)
             return [ModelCandidate(c.text, c.confidence) for c in models.fim.complete(request, job.should_stop)]
 
         return await self._run("fim:" + key, work, timeout_s)

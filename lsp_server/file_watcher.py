@@ -8,6 +8,10 @@ buffer is the truth and its ``didChange`` events already reach the log.
 
 One recursive watch per folder: watchdog's inotify backend can't exclude subtrees, so
 node_modules and virtualenvs are still watched by the kernel but filtered here.
+
+The same snapshots feed the workspace's line index (``workspace_lines.py``): after the
+first scan and after each batch of changes, the groups (folder, suffix) that changed are
+re-indexed on this thread.
 """
 
 from __future__ import annotations
@@ -24,6 +28,7 @@ from watchdog.observers import Observer
 from watchdog.observers.api import BaseObserver
 
 from .edit_log import EditLog
+from .workspace_lines import WorkspaceLines
 
 try:
     from pathspec import GitIgnoreSpec
@@ -135,6 +140,7 @@ class WorkspaceWatcher:
         max_file_bytes: int = 1_000_000,
         debounce_s: float = 0.3,
         max_total_bytes: int = 50_000_000,
+        lines: WorkspaceLines | None = None,
     ) -> None:
         # absolute(), not resolve(): URIs must match what the editor sends for the same folder.
         self._folders = [_Folder(Path(folder).absolute()) for folder in folders]
@@ -146,6 +152,8 @@ class WorkspaceWatcher:
         self.max_total_bytes = max_total_bytes  # counted in characters, close enough for a budget
         self._snapshots: dict[Path, str] = {}  # touched only by the worker thread
         self._snapshot_bytes = 0
+        self._lines = lines
+        self._unindexed: set[tuple[Path, str]] = set()  # (folder root, suffix) groups changed since indexing
         self._pending: dict[Path, tuple[float, bool]] = {}  # path -> (deadline, created)
         self._cond = threading.Condition()
         self._stopping = False
@@ -233,6 +241,7 @@ class WorkspaceWatcher:
             self._scan()
         except Exception:
             log.warning("initial workspace scan failed", exc_info=True)
+        self._index_lines()
         self._ready.set()
         while True:
             with self._cond:
@@ -253,6 +262,22 @@ class WorkspaceWatcher:
                     self._process(path, created)
                 except Exception:
                     log.warning("could not process disk change to %s", path, exc_info=True)
+            self._index_lines()
+
+    def _index_lines(self) -> None:
+        """Re-index the line groups whose files changed (the whole group: a sort is cheap)."""
+        if self._lines is None:
+            self._unindexed.clear()
+            return
+        for root, suffix in sorted(self._unindexed):
+            files = {path: text for path, text in self._snapshots.items()
+                     if path.suffix == suffix and (folder := self._folder_of(path)) is not None
+                     and folder.root == root}
+            try:
+                self._lines.rebuild(root, suffix, files)
+            except Exception:
+                log.warning("could not index the lines of %s files under %s", suffix, root, exc_info=True)
+        self._unindexed.clear()
 
     def _scan(self) -> None:
         for folder in self._folders:
@@ -279,6 +304,7 @@ class WorkspaceWatcher:
 
     def _remember(self, path: Path, text: str) -> None:
         self._forget(path)
+        self._note_unindexed(path)
         size = len(text)
         if len(self._snapshots) < self.max_files and self._snapshot_bytes + size <= self.max_total_bytes:
             self._snapshots[path] = text
@@ -288,6 +314,12 @@ class WorkspaceWatcher:
         old = self._snapshots.pop(path, None)
         if old is not None:
             self._snapshot_bytes -= len(old)
+            self._note_unindexed(path)
+
+    def _note_unindexed(self, path: Path) -> None:
+        folder = self._folder_of(path)
+        if folder is not None:
+            self._unindexed.add((folder.root, path.suffix))
 
     def _process(self, path: Path, created: bool) -> None:
         folder = self._folder_of(path)

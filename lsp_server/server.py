@@ -25,6 +25,7 @@ from lsp_server.protocol import ACCEPTED_COMMAND, DEBUG_STATE, FEEDBACK, NEXT_ED
 from lsp_server.scheduling import RequestScheduler
 from lsp_server.stats import UsageStats, default_stats_path
 from lsp_server.suggestion_cache import SuggestionCache
+from lsp_server.workspace_lines import WorkspaceLines
 
 log = logging.getLogger(__name__)
 
@@ -44,6 +45,7 @@ class RedraftServer(LanguageServer):
         self.edit_log = EditLog()
         self.next_edits = NextEditService(self.engine, self.edit_log)
         self.watcher: WorkspaceWatcher | None = None
+        self.workspace_lines = WorkspaceLines()  # filled by the watcher
         self.stats = UsageStats(default_stats_path())
         self._pending_messages: list[str] = []
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -83,7 +85,7 @@ def create_server(model_dir: Path | None = None) -> RedraftServer:
         if folders:
             # Modest bounds: the snapshot walk shares two cores with the model.
             ls.watcher = WorkspaceWatcher(folders, ls.edit_log, lambda uri: ls.documents.get(uri) is not None,
-                                          max_files=2000, max_total_bytes=20_000_000)
+                                          max_files=2000, max_total_bytes=20_000_000, lines=ls.workspace_lines)
             ls.watcher.start()
 
     @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
@@ -129,7 +131,8 @@ def create_server(model_dir: Path | None = None) -> RedraftServer:
         text, encoding, options = document.text, ls.encoding, ls.options
         offset = document.offset_at(params.position, encoding)
         invoked = params.context.trigger_kind == types.InlineCompletionTriggerKind.Invoked
-        suggestions = await ls.completions.suggest(document.uri, text, offset, options, invoked)
+        related = ls.workspace_lines.related(file_path(document.uri))
+        suggestions = await ls.completions.suggest(document.uri, text, offset, options, invoked, related)
         if not suggestions:
             return None
         # The line starts computed for the request are still good unless the text changed meanwhile.
@@ -173,6 +176,8 @@ def create_server(model_dir: Path | None = None) -> RedraftServer:
             "documents": {uri: {"version": d.version, "text": d.text} for uri, d in ls.documents.items()},
             "editLog": [{"uri": e.uri, "startLine": e.start_line, "oldText": e.old_text, "newText": e.new_text,
                          "source": e.source} for e in ls.edit_log.events()],
+            # The watcher's first scan is done and its files' lines are indexed.
+            "workspaceIndexed": ls.watcher is not None and ls.watcher.wait_ready(0),
         }
 
     @server.command(ACCEPTED_COMMAND)
@@ -206,3 +211,9 @@ def workspace_folders(ls: RedraftServer) -> list[Path]:
 
 def uris_to_fs(uri: str) -> str:
     return to_fs_path(uri) or uri
+
+
+def file_path(uri: str) -> Path | None:
+    """The local path of a file: URI, None for any other scheme."""
+    path = to_fs_path(uri) if uri.startswith("file:") else None
+    return Path(path) if path else None

@@ -18,7 +18,7 @@ from model.calibration import fit
 from model.copy_check import CHECK_FEATURES, CHECKED_KINDS, CONFIG_KEY
 from model.corpus import SourceFile
 from model.fim_examples import SPAN_MIX, SpanKind, choose_span
-from model.fim_patterns import COPY_KINDS, copy_candidate
+from model.fim_patterns import COPY_KINDS, LineIndex, RelatedLines, copy_candidate
 from model.inference import CompletionRequest, FimCompleter
 from model.model_folder import CONFIG_FILE
 from model.plots import plot_precision_curve
@@ -38,16 +38,43 @@ def dev_cases(
     span_mix: dict[SpanKind, float] | None = None,
 ) -> list[tuple[str, str, str]]:
     """(prefix, middle, suffix) cut from ``files`` with ``span_mix`` (default: training's)."""
+    return [(prefix, middle, suffix)
+            for _, prefix, middle, suffix in cut_from_files(files, count, seed, max_middle_chars, span_mix)]
+
+
+def cut_from_files(
+    files: list[SourceFile], count: int, seed: int, max_middle_chars: int = 80,
+    span_mix: dict[SpanKind, float] | None = None,
+) -> list[tuple[SourceFile, str, str, str]]:
+    """``dev_cases`` with the file each case was cut from."""
     rng = random.Random(seed)
     mix = span_mix or SPAN_MIX
-    cases: list[tuple[str, str, str]] = []
+    cases: list[tuple[SourceFile, str, str, str]] = []
     while files and len(cases) < count:
-        text = rng.choice(files).text
+        source = rng.choice(files)
+        text = source.text
         kind = rng.choices(list(mix), weights=list(mix.values()))[0]
         start, end = choose_span(text, kind, rng)
         if 0 < end - start <= max_middle_chars and text[start:end].strip():
-            cases.append((text[:start], text[start:end], text[end:]))
+            cases.append((source, text[:start], text[start:end], text[end:]))
     return cases
+
+
+def workspaces(files: list[SourceFile]) -> dict[str, LineIndex]:
+    """Each package's lines, as the server indexes a workspace folder's files."""
+    by_package: dict[str, dict[str, str]] = {}
+    for source in files:
+        by_package.setdefault(source.package, {})[source.path] = source.text
+    return {package: LineIndex(texts) for package, texts in by_package.items()}
+
+
+def with_workspace(
+    files: list[SourceFile], count: int, seed: int
+) -> list[tuple[str, str, str, RelatedLines]]:
+    """Cut cases, each with its package's other files as the workspace (the file itself skipped)."""
+    indexes = workspaces(files)
+    return [(prefix, middle, suffix, RelatedLines(indexes[source.package], skip=source.path))
+            for source, prefix, middle, suffix in cut_from_files(files, count, seed)]
 
 
 def score(completer: FimCompleter, cases: list[tuple[str, str, str]]) -> list[Scored]:
@@ -77,11 +104,11 @@ def precision_table(curve: list[tuple[float, float, float | None]]) -> str:
 COPY_CASES = 6_000  # no network runs for these: cheap, so many
 
 
-def measure_copies(cases: list[tuple[str, str, str]]) -> dict[str, tuple[int, int]]:
+def measure_copies(cases: list[tuple[str, str, str, RelatedLines | None]]) -> dict[str, tuple[int, int]]:
     """Per copied-line bucket (``fim_patterns.py``): (cases it fired on, exact among them)."""
     tally = {kind: (0, 0) for kind in COPY_KINDS}
-    for prefix, middle, suffix in cases:
-        copied = copy_candidate(prefix, suffix)
+    for prefix, middle, suffix, related in cases:
+        copied = copy_candidate(prefix, suffix, related)
         if copied is not None:
             fired, right = tally[copied.kind]
             tally[copied.kind] = (fired + 1, right + same_code(copied.text, middle))
@@ -90,17 +117,18 @@ def measure_copies(cases: list[tuple[str, str, str]]) -> dict[str, tuple[int, in
 
 def calibrate_copies(model_dir: Path, dev_files: list[SourceFile], seed: int = 8) -> str:
     """Measure each copied-line bucket on held-out spans and write its precision, shrunk
-    towards zero (right / (fired + 2)), into ``model_dir/config.json``; returns the report."""
-    cases = dev_cases(dev_files, COPY_CASES, seed)
-    tally = measure_copies(cases)
+    towards zero (right / (fired + 2)), into ``model_dir/config.json``; returns the report.
+    A case's workspace is the other files of its package."""
+    cases = with_workspace(dev_files, COPY_CASES, seed)
+    tally = measure_copies(list(cases))
     config_path = model_dir / CONFIG_FILE
     config = json.loads(config_path.read_text())
     config.setdefault("calibration", {})["fim_copy"] = {
         kind: {"precision": right / (fired + 2), "cases": fired} for kind, (fired, right) in tally.items()}
     config_path.write_text(json.dumps(config, indent=2) + "\n")
-    rows = [f"{'copied line':<14} {'fired':>6} {'exact':>7} {'stored':>7}"]
+    rows = [f"{'copied line':<24} {'fired':>6} {'exact':>7} {'stored':>7}"]
     for kind, (fired, right) in tally.items():
-        rows.append(f"{kind:<14} {fired / len(cases):6.1%} {right / max(1, fired):7.1%} {right / (fired + 2):7.3f}")
+        rows.append(f"{kind:<24} {fired / len(cases):6.1%} {right / max(1, fired):7.1%} {right / (fired + 2):7.3f}")
     return f"{len(cases)} dev cases for copied lines:\n" + "\n".join(rows)
 
 

@@ -10,11 +10,20 @@ of the training span mix (session 8): three or more lines agreeing were right 90
 time, two 69%, one 40%, a majority of disagreeing lines (with ≥ 8 typed characters) 34%;
 a minority, or a rest that contradicts the text after the cursor, 3–13%, so those are
 never proposed.
+
+Projects repeat themselves across files too (imports, decorators, the same call in every
+module), so when the file's own lines give nothing, the other files of the workspace
+(``LineIndex``, their lines sorted so the ones starting with the typed text are one bisect
+away) are asked the same question, with buckets of their own: there, one or two agreeing
+lines or a majority are right often enough only after ``MIN_TYPED_FOR_WEAK_WORKSPACE``
+typed characters (session 10, held-out packages: 2 right in 31 with fewer).
 """
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections import Counter
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 MIN_TYPED = 3  # characters after the indentation
@@ -27,7 +36,18 @@ AGREE_3 = "copy_agree_3"  # three or more other lines, all with the same rest
 AGREE_2 = "copy_agree_2"
 AGREE_1 = "copy_agree_1"
 MAJORITY = "copy_majority"  # lines disagree; at least half of them say this
-COPY_KINDS = (AGREE_3, AGREE_2, AGREE_1, MAJORITY)
+FILE_KINDS = (AGREE_3, AGREE_2, AGREE_1, MAJORITY)
+# The same agreements among the lines of the workspace's other files.
+WORKSPACE_AGREE_3 = "copy_workspace_agree_3"
+WORKSPACE_AGREE_2 = "copy_workspace_agree_2"
+WORKSPACE_AGREE_1 = "copy_workspace_agree_1"
+WORKSPACE_MAJORITY = "copy_workspace_majority"
+WORKSPACE_KINDS = (WORKSPACE_AGREE_3, WORKSPACE_AGREE_2, WORKSPACE_AGREE_1, WORKSPACE_MAJORITY)
+COPY_KINDS = FILE_KINDS + WORKSPACE_KINDS
+MIN_TYPED_FOR_WEAK_WORKSPACE = 8
+# Lines of other files read per request: more matches than this never agree anyway, and
+# the scan must stay well under a millisecond.
+MAX_WORKSPACE_MATCHES = 2000
 
 
 @dataclass(frozen=True)
@@ -36,20 +56,83 @@ class CopiedLine:
     kind: str  # the calibration bucket (COPY_KINDS)
 
 
-def copy_candidate(prefix: str, suffix: str) -> CopiedLine | None:
-    """The rest of the other lines that start with the cursor line's typed text, if any
-    bucket covers how they agree."""
+class LineIndex:
+    """The stripped lines of some files, sorted: the lines that start with a given text are
+    a contiguous run, found by bisection. Immutable once built, so any thread may read it."""
+
+    def __init__(self, files: Mapping[str, str], max_lines: int = 300_000) -> None:
+        pairs: list[tuple[str, str]] = []
+        for owner, text in files.items():
+            pairs.extend((line, owner) for line in _stripped_lines(text.split("\n")))
+            if len(pairs) >= max_lines:
+                del pairs[max_lines:]
+                break
+        pairs.sort()
+        self._lines = [line for line, _ in pairs]
+        self._owners = [owner for _, owner in pairs]
+
+    def __len__(self) -> int:
+        return len(self._lines)
+
+    def rests(self, typed: str, skip: str | None = None) -> Counter[str] | None:
+        """How often each rest follows ``typed`` at the start of a line, leaving out the
+        file ``skip``; None when more lines match than are worth reading."""
+        rests: Counter[str] = Counter()
+        first = bisect_left(self._lines, typed)
+        end = min(len(self._lines), first + MAX_WORKSPACE_MATCHES)
+        for at in range(first, end):
+            line = self._lines[at]
+            if not line.startswith(typed):
+                return rests
+            if self._owners[at] != skip and len(line) > len(typed):
+                rests[line[len(typed):]] += 1
+        if end < len(self._lines) and self._lines[end].startswith(typed):
+            return None  # too many to read
+        return rests
+
+
+@dataclass(frozen=True)
+class RelatedLines:
+    """Where to look for copies beyond the file: the workspace's other files."""
+
+    index: LineIndex
+    skip: str | None = None  # the document's own file: its saved text is not another file
+
+
+def _stripped_lines(lines: Iterable[str]) -> Iterable[str]:
+    return (stripped for line in lines if 0 < len(stripped := line.strip()) <= MAX_LINE_CHARS)
+
+
+def _typed(prefix: str) -> str | None:
+    """What is typed on the cursor's line after the indentation, if enough to match on."""
     typed = prefix[prefix.rfind("\n") + 1:].lstrip()
-    if len(typed) < MIN_TYPED or len(typed) > MAX_LINE_CHARS:
+    return typed if MIN_TYPED <= len(typed) <= MAX_LINE_CHARS else None
+
+
+def copy_candidate(prefix: str, suffix: str, related: RelatedLines | None = None) -> CopiedLine | None:
+    """The rest of the other lines that start with the cursor line's typed text, if any
+    bucket covers how they agree: the file's own lines first, then ``related``'s."""
+    typed = _typed(prefix)
+    if typed is None:
         return None
     above = prefix[: len(prefix) - len(typed)].split("\n")[-LINES_ABOVE - 1:-1]
     below = suffix.split("\n")[1:LINES_BELOW + 1]
-    rests = Counter(
-        stripped[len(typed):]
-        for line in (*above, *below)
-        if len(stripped := line.strip()) > len(typed) and len(stripped) <= MAX_LINE_CHARS
-        and stripped.startswith(typed)
-    )
+    rests = Counter(line[len(typed):] for line in _stripped_lines((*above, *below))
+                    if len(line) > len(typed) and line.startswith(typed))
+    copied = _agreed(rests, typed, suffix, FILE_KINDS, MIN_TYPED)
+    if copied is None and related is not None:
+        workspace_rests = related.index.rests(typed, related.skip)
+        if workspace_rests:
+            copied = _agreed(workspace_rests, typed, suffix, WORKSPACE_KINDS, MIN_TYPED_FOR_WEAK_WORKSPACE)
+    return copied
+
+
+def _agreed(
+    rests: Counter[str], typed: str, suffix: str, kinds: tuple[str, str, str, str], min_typed_for_weak: int
+) -> CopiedLine | None:
+    """The most common rest and its bucket among ``kinds`` (agree ×3+, ×2, ×1, majority);
+    all but the first need ``min_typed_for_weak`` typed characters, a majority also
+    ``MIN_TYPED_FOR_MAJORITY``."""
     if not rests:
         return None
     rest, count = rests.most_common(1)[0]
@@ -60,10 +143,15 @@ def copy_candidate(prefix: str, suffix: str) -> CopiedLine | None:
         rest = rest[: len(rest) - len(after)]
     if not rest.strip():
         return None
-    if len(rests) == 1:
-        kind = AGREE_3 if count >= 3 else AGREE_2 if count == 2 else AGREE_1
-    elif 2 * count >= sum(rests.values()) and len(typed) >= MIN_TYPED_FOR_MAJORITY:
-        kind = MAJORITY
+    agree_3, agree_2, agree_1, majority = kinds
+    if len(rests) == 1 and count >= 3:
+        kind = agree_3
+    elif len(typed) < min_typed_for_weak:
+        return None
+    elif len(rests) == 1:
+        kind = agree_2 if count == 2 else agree_1
+    elif 2 * count >= sum(rests.values()) and len(typed) >= max(MIN_TYPED_FOR_MAJORITY, min_typed_for_weak):
+        kind = majority
     else:
         return None
     return CopiedLine(rest, kind)

@@ -13,7 +13,7 @@ import numpy as np
 
 from model.calibration import Calibrator, features, with_parse_check
 from model.copy_check import CHECK_FEATURES, CHECKED_KINDS, CONFIG_KEY, check_features
-from model.fim_patterns import COPY_KINDS, copy_candidate
+from model.fim_patterns import COPY_KINDS, RelatedLines, copy_candidate
 from model.formats import ContextBudget, context_ids, middle_from_canvas
 from model.sampler import CommitRule, Denoised, SamplerSettings, denoise
 from model.serving import Cache, Room, ServedModel
@@ -43,6 +43,7 @@ class CompletionRequest:
     length_first: bool = True  # decide where the middle ends in the first pass (sampler.py)
     freeze_tail: bool = True  # passes after the end is placed stop at it (sampler.py)
     copy_lines: bool = True  # also offer the rest of a line that starts like this one (fim_patterns.py)
+    related: RelatedLines | None = None  # the workspace's other files, for copies the file can't give
     # The server's threshold: then only which side of it a candidate falls matters, and
     # the parse check (~1.6 ms a request) is skipped when it can't change what is shown.
     # None (calibration, the CLI): every candidate's exact confidence is wanted.
@@ -186,7 +187,7 @@ class FimCompleter:
     def _copied_line(self, request: CompletionRequest) -> Candidate | None:
         """The rest of a matching line (``fim_patterns.py``), as confident as its bucket
         was right on held-out code; None when no bucket covers it or none was measured."""
-        copied = copy_candidate(request.prefix, request.suffix)
+        copied = copy_candidate(request.prefix, request.suffix, request.related)
         if copied is None or self.copy_precision.get(copied.kind, 0.0) <= 0.0:
             return None
         length = len(self.tokenizer.encode(copied.text))

@@ -8,7 +8,7 @@ import pytest
 
 from model.calibrate_fim import calibrate_copies, measure_copies
 from model.corpus import SourceFile
-from model.fim_patterns import AGREE_1, AGREE_2, AGREE_3, MAJORITY, copy_candidate
+from model.fim_patterns import AGREE_1, AGREE_2, AGREE_3, COPY_KINDS, MAJORITY, copy_candidate
 from model.inference import CompletionRequest, FimCompleter
 from model.model_folder import SHIPPED_DIR
 from model.serving import ServedModel
@@ -85,13 +85,14 @@ def test_a_less_certain_copy_joins_the_network_s_candidates(tokenizer_free_netwo
 
 
 def test_calibration_measures_each_bucket_and_writes_its_precision(tmp_path: Path) -> None:
-    cases = [(TESTS, "ertEqual(area(2, 3), 6)", "\n"), (TESTS, "ertTrue(x)", "\n"), ("x = 1\n", "y", "")]
+    cases = [(TESTS, "ertEqual(area(2, 3), 6)", "\n", None), (TESTS, "ertTrue(x)", "\n", None),
+             ("x = 1\n", "y", "", None)]
     assert measure_copies(cases)[AGREE_3] == (2, 1)
     (tmp_path / "config.json").write_text(json.dumps({"network": {}, "calibration": {"fim": {"bias": 0.0}}}))
     files = [SourceFile("pkg", "tests.py", TESTS.replace("self.ass", "self.assertEqual(area(2, 3), 6)\n") * 3)]
     report = calibrate_copies(tmp_path, files)
     stored = json.loads((tmp_path / "config.json").read_text())["calibration"]
-    assert stored["fim"] == {"bias": 0.0} and set(stored["fim_copy"]) == {AGREE_1, AGREE_2, AGREE_3, MAJORITY}
+    assert stored["fim"] == {"bias": 0.0} and set(stored["fim_copy"]) == set(COPY_KINDS)
     assert all(0.0 <= entry["precision"] < 1.0 for entry in stored["fim_copy"].values())
     assert "copy_agree_3" in report and np.isfinite([e["precision"] for e in stored["fim_copy"].values()]).all()
 

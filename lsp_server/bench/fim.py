@@ -55,6 +55,10 @@ class FimCase:
     suffix: str
     canonical_solution: str
     test: str
+    path: str = ""  # where the document lives in the benchmark's workspace; "" for none
+
+
+DATA_FIELDS = ("task_id", "entry_point", "prompt", "suffix", "canonical_solution", "test")
 
 
 @dataclass(frozen=True)
@@ -204,14 +208,24 @@ def run_program(source: str, timeout: float = 10.0) -> bool:
 # -- the run -----------------------------------------------------------------------------------
 
 
-def held_out_cases(corpus: Path, limit: int) -> list[FimCase]:
+def held_out_cases(corpus: Path, limit: int, workspace: Path | None = None) -> list[FimCase]:
     """Spans cut from held-out code (a corpus ``dev.jsonl``) as ``redraft calibrate`` cuts
-    them for its FIM scoring, as cases without tests: exact match only."""
-    from model.calibrate_fim import dev_cases
+    them for its FIM scoring, as cases without tests: exact match only. With ``workspace``,
+    every held-out file is written there whole, one folder per package, and each case is
+    the document at its file's path: the server sees the rest of the package as an editor
+    would, and the file's saved copy (which holds the answer) must not be used."""
+    from model.calibrate_fim import cut_from_files
     from model.corpus import read_corpus
 
-    return [FimCase(f"dev/{n}", "", prefix, suffix, middle, "")
-            for n, (prefix, middle, suffix) in enumerate(dev_cases(read_corpus(corpus), limit, seed=7))]
+    files = read_corpus(corpus)
+    if workspace is not None:
+        for source in files:
+            destination = workspace / source.package / source.path
+            destination.parent.mkdir(parents=True, exist_ok=True)
+            destination.write_text(source.text, encoding="utf-8")
+    return [FimCase(f"dev/{n}", "", prefix, suffix, middle, "",
+                    f"{source.package}/{source.path}" if workspace is not None else "")
+            for n, (source, prefix, middle, suffix) in enumerate(cut_from_files(files, limit, seed=7))]
 
 
 def load_cases(data_path: Path, limit: int | None = None) -> list[FimCase]:
@@ -222,7 +236,7 @@ def load_cases(data_path: Path, limit: int | None = None) -> list[FimCase]:
                 break
             if line.strip():
                 raw = json.loads(line)
-                cases.append(FimCase(**{name: str(raw[name]) for name in FimCase.__dataclass_fields__}))
+                cases.append(FimCase(**{name: str(raw[name]) for name in DATA_FIELDS}))
     return cases
 
 
@@ -235,13 +249,19 @@ class _Answer:
 
 
 async def _ask_all(
-    cases: Sequence[FimCase], options: Mapping[str, Any], server_command: Sequence[str], timeout: float
+    cases: Sequence[FimCase], options: Mapping[str, Any], server_command: Sequence[str], timeout: float,
+    workspace: Path | None = None,
 ) -> tuple[str, list[_Answer]]:
     answers: list[_Answer] = []
+    folders = sorted(path for path in workspace.iterdir() if path.is_dir()) if workspace is not None else []
+    if folders:
+        options = {**options, "debugRequests": True}  # to ask when the workspace is indexed
     async with LspClient(server_command, timeout=timeout) as client:
-        init = await client.initialize(options, ["utf-16"])
+        init = await client.initialize(options, ["utf-16"], folders)
         encoding = str((init.get("capabilities") or {}).get("positionEncoding") or "utf-16")
         await client.initialized()
+        if folders:
+            await _workspace_indexed(client, timeout)
         # The first request waits for the model to load; keep that out of the latency figures.
         warm_up = "def add(a, b):\n    return "
         await client.did_open("file:///bench/warm-up.py", warm_up)
@@ -254,7 +274,8 @@ async def _ask_all(
             log.warning("warm-up request failed: %s", exc)
         await client.did_close("file:///bench/warm-up.py")
         for n, case in enumerate(cases):
-            uri, document, cursor = f"file:///bench/{n}.py", case.prompt + case.suffix, len(case.prompt)
+            uri = (workspace / case.path).as_uri() if workspace is not None and case.path else f"file:///bench/{n}.py"
+            document, cursor = case.prompt + case.suffix, len(case.prompt)
             line, character = offset_to_position(document, cursor, encoding)
             await client.did_open(uri, document)
             started = time.perf_counter()
@@ -276,6 +297,17 @@ async def _ask_all(
     return encoding, answers
 
 
+async def _workspace_indexed(client: LspClient, timeout: float) -> None:
+    """Wait until the server has indexed the workspace's files (its first scan is done)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        state = await client.request("redraft/debugState", {})
+        if isinstance(state, dict) and state.get("workspaceIndexed"):
+            return
+        await asyncio.sleep(0.1)
+    log.warning("the server did not index the workspace within %.0f s; measuring anyway", timeout)
+
+
 def run_fim_bench(
     data_path: Path,
     limit: int | None,
@@ -287,14 +319,16 @@ def run_fim_bench(
     workers: int = 2,
     server_options: Mapping[str, Any] | None = None,
     cases: list[FimCase] | None = None,
+    workspace: Path | None = None,
 ) -> FimReport:
     """Ask the server for every case, then run the tests (never while latency is measured).
 
     ``server_options`` are extra initializationOptions (e.g. ``{"requestTimeoutMs": 10000}``);
-    ``cases`` replaces reading ``data_path`` (``held_out_cases``)."""
+    ``cases`` replaces reading ``data_path`` (``held_out_cases``); ``workspace``: the folder
+    whose subfolders the server gets as workspace folders, and where the cases' paths live."""
     cases = load_cases(data_path, limit) if cases is None else cases
     options = {**(server_options or {}), "confidenceThreshold": threshold}
-    encoding, answers = asyncio.run(_ask_all(cases, options, server_command, request_timeout))
+    encoding, answers = asyncio.run(_ask_all(cases, options, server_command, request_timeout, workspace))
 
     def passes(case: FimCase, answer: _Answer) -> bool:
         if answer.program is None or not case.test:

@@ -260,11 +260,14 @@ class LspClient:
         self,
         initialization_options: Mapping[str, Any] | None = None,
         position_encodings: Sequence[str] = ("utf-16",),
+        workspace_folders: Sequence[Path] = (),
     ) -> JsonObject:
         """The ``initialize`` request; returns the server's InitializeResult."""
         params: JsonObject = {
             "processId": None,
-            "rootUri": None,
+            "rootUri": workspace_folders[0].as_uri() if workspace_folders else None,
+            "workspaceFolders": [{"uri": folder.as_uri(), "name": folder.name} for folder in workspace_folders]
+            or None,
             "capabilities": {
                 "general": {"positionEncodings": list(position_encodings)},
                 "textDocument": {"inlineCompletion": {"dynamicRegistration": False}},
