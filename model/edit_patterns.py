@@ -16,6 +16,10 @@ Kinds:
   the same change.
 - ``same_line``: a whole line was rewritten or deleted; lines equal to its old text get
   the same rewrite (with their own indentation) or are deleted.
+- ``substitution``, only when none of the above applies: one line's change is one
+  contiguous run of tokens replaced by another (``"%s" % x`` → ``str(x)``, ``.get(`` →
+  ``.pop(``, ``, 0)`` → ``, None)``); other lines holding that run between the same
+  neighbouring tokens get the same replacement.
 """
 
 from __future__ import annotations
@@ -32,7 +36,11 @@ from model.formats import lsp_lines_with_ends
 RENAME = "rename"
 CALL_SITE = "call_site"
 SAME_LINE = "same_line"
-KINDS = (RENAME, CALL_SITE, SAME_LINE)
+SUBSTITUTION = "substitution"
+KINDS = (RENAME, CALL_SITE, SAME_LINE, SUBSTITUTION)
+# Tokens on each side of a substituted run that must match as well. Replayed release diffs
+# (session 10, proposals ≤ 30 lines below): 0 → 50% exact, 1 → 62%, 2 → 66% but a third fewer.
+SUBSTITUTION_CONTEXT = 1
 NEAR_LINES = 30
 # Lines looked at on each side of the change: bounds the work in a huge file.
 WINDOW_LINES = 3_000
@@ -101,6 +109,8 @@ def pattern_edits(lines: list[str], change: Change, path: str = "") -> list[Patt
     for edit in (*_renames(lines, change, edited, window, path), *_call_sites(lines, change, edited, window),
                  *_same_lines(lines, change, edited, window)):
         found.setdefault(edit.start_line, edit)
+    if not found:  # the most general pattern, only when no specific one explains the change
+        found = {edit.start_line: edit for edit in _substitutions(lines, change, edited, window)}
 
     def away(edit: PatternEdit) -> int:
         if edit.start_line >= edited.stop:
@@ -438,3 +448,65 @@ def _same_lines(lines: list[str], change: Change, edited: range, window: range) 
         else:
             ending = line[len(line.rstrip("\r\n")) :]
             yield PatternEdit(row, row + 1, line[: _indent_of(line)] + new + ending, SAME_LINE)
+
+
+# --- substitution -----------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Substitution:
+    left: list[str]  # context tokens before the run
+    run: list[str]  # the tokens replaced
+    replacement: list[str]
+    right: list[str]  # context tokens after the run
+
+    def apply(self, line: str) -> str:
+        """``line`` with every occurrence of the run in the same context replaced."""
+        tokens, size = _tokens(line), len(self.run)
+        out: list[str] = []
+        at = 0
+        while at < len(tokens):
+            if tokens[at:at + size] == self.run and out[len(out) - len(self.left):] == self.left \
+                    and tokens[at + size:at + size + len(self.right)] == self.right:
+                out += self.replacement
+                at += size
+            else:
+                out.append(tokens[at])
+                at += 1
+        return "".join(out)
+
+
+def _substitution(old: str, new: str) -> _Substitution | None:
+    """The one contiguous run of ``old``'s tokens that ``new`` replaced (common token prefix
+    and suffix set aside), with ``SUBSTITUTION_CONTEXT`` tokens of context on each side."""
+    before, after = _tokens(old), _tokens(new)
+    shortest = min(len(before), len(after))
+    head = 0
+    while head < shortest and before[head] == after[head]:
+        head += 1
+    tail = 0
+    while tail < shortest - head and before[-1 - tail] == after[-1 - tail]:
+        tail += 1
+    run, replacement = before[head:len(before) - tail], after[head:len(after) - tail]
+    if not "".join(run).strip():  # pure insertions and whitespace changes say nothing about other lines
+        return None
+    left = before[max(0, head - SUBSTITUTION_CONTEXT):head]
+    right = before[len(before) - tail:len(before) - tail + SUBSTITUTION_CONTEXT]
+    return _Substitution(left, run, replacement, right)
+
+
+def _substitutions(lines: list[str], change: Change, edited: range, window: range) -> Iterable[PatternEdit]:
+    old_lines, new_lines = _split(change.old_text), _split(change.new_text)
+    if len(old_lines) != 1 or len(new_lines) != 1:
+        return
+    substitution = _substitution(old_lines[0], new_lines[0])
+    if substitution is None:
+        return
+    needle = "".join(substitution.run)
+    for row in window:
+        line = lines[row]
+        if row in edited or needle not in line:
+            continue
+        rewritten = substitution.apply(line)
+        if rewritten != line:
+            yield PatternEdit(row, row + 1, rewritten, SUBSTITUTION)

@@ -1,6 +1,6 @@
 """Edit patterns: the newest change carried to the places it applies again."""
 
-from model.edit_patterns import CALL_SITE, RENAME, SAME_LINE, Change, net_change, pattern_edits
+from model.edit_patterns import CALL_SITE, RENAME, SAME_LINE, SUBSTITUTION, Change, net_change, pattern_edits
 from model.next_edit import EditRecord, pattern_proposals
 
 
@@ -117,3 +117,20 @@ def test_a_change_to_a_line_holding_characters_python_splits_lines_at_still_appl
     lines = [line + "\n" for line in text.split("\n")[:-1]]
     edits = pattern_edits(lines, Change(0, head, head.replace("width", "w", 1)), "m.py")
     assert [(e.start_line, e.end_line, e.new_text) for e in edits] == [(1, 2, f"    half = '{odd}' and w / 2\n")]
+
+
+def test_a_replaced_run_of_tokens_is_repeated_where_the_same_neighbours_hold_it() -> None:
+    text = "if value is None:\n    pass\nwhile node == None:\n    node = a==None\n"
+    edits = pattern_edits(lines_of(text), Change(0, "if value == None:\n", "if value is None:\n"))
+    # `==` between spaces, as in the change; `a==None` has other neighbours.
+    assert [(e.start_line, e.new_text, e.kind) for e in edits] == [(2, "while node is None:\n", SUBSTITUTION)]
+    assert edits[0].calibration_key == "substitution:near"
+
+
+def test_a_substitution_gives_way_to_a_more_specific_pattern_and_needs_a_replaced_run() -> None:
+    text = "def f(n):\n    return count + 1\n"
+    renamed = pattern_edits(lines_of(text), Change(0, "def f(count):\n", "def f(n):\n"), "m.py")
+    assert [e.kind for e in renamed] == [RENAME]
+    # A pure insertion replaces nothing: there is no run to look for elsewhere.
+    inserted = pattern_edits(lines_of("x = f(a, b)\ny = f(a)\n"), Change(0, "x = f(a)\n", "x = f(a, b)\n"))
+    assert all(e.kind != SUBSTITUTION for e in inserted)
