@@ -10,8 +10,8 @@ One recursive watch per folder: watchdog's inotify backend can't exclude subtree
 node_modules and virtualenvs are still watched by the kernel but filtered here.
 
 The same snapshots feed the workspace's line index (``workspace_lines.py``): after the
-first scan and after each batch of changes, the groups (folder, suffix) that changed are
-re-indexed on this thread.
+first scan and after each batch of changes, the changed files of each group (folder,
+suffix) are indexed on this thread.
 """
 
 from __future__ import annotations
@@ -153,7 +153,7 @@ class WorkspaceWatcher:
         self._snapshots: dict[Path, str] = {}  # touched only by the worker thread
         self._snapshot_bytes = 0
         self._lines = lines
-        self._unindexed: set[tuple[Path, str]] = set()  # (folder root, suffix) groups changed since indexing
+        self._unindexed: dict[tuple[Path, str], set[Path]] = {}  # (folder root, suffix) -> files changed since
         self._pending: dict[Path, tuple[float, bool]] = {}  # path -> (deadline, created)
         self._cond = threading.Condition()
         self._stopping = False
@@ -265,16 +265,17 @@ class WorkspaceWatcher:
             self._index_lines()
 
     def _index_lines(self) -> None:
-        """Re-index the line groups whose files changed (the whole group: a sort is cheap)."""
+        """Index the files that changed: into their group's index, or the whole group again."""
         if self._lines is None:
             self._unindexed.clear()
             return
-        for root, suffix in sorted(self._unindexed):
-            files = {path: text for path, text in self._snapshots.items()
-                     if path.suffix == suffix and (folder := self._folder_of(path)) is not None
-                     and folder.root == root}
+        for (root, suffix), paths in sorted(self._unindexed.items()):
             try:
-                self._lines.rebuild(root, suffix, files)
+                if not self._lines.update(root, suffix, {path: self._snapshots.get(path) for path in paths}):
+                    files = {path: text for path, text in self._snapshots.items()
+                             if path.suffix == suffix and (folder := self._folder_of(path)) is not None
+                             and folder.root == root}
+                    self._lines.rebuild(root, suffix, files)
             except Exception:
                 log.warning("could not index the lines of %s files under %s", suffix, root, exc_info=True)
         self._unindexed.clear()
@@ -319,7 +320,7 @@ class WorkspaceWatcher:
     def _note_unindexed(self, path: Path) -> None:
         folder = self._folder_of(path)
         if folder is not None:
-            self._unindexed.add((folder.root, path.suffix))
+            self._unindexed.setdefault((folder.root, path.suffix), set()).add(path)
 
     def _process(self, path: Path, created: bool) -> None:
         folder = self._folder_of(path)

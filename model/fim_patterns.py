@@ -25,6 +25,7 @@ from bisect import bisect_left
 from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from heapq import merge
 
 MIN_TYPED = 3  # characters after the indentation
 MIN_TYPED_FOR_MAJORITY = 8
@@ -58,36 +59,54 @@ class CopiedLine:
 
 class LineIndex:
     """The stripped lines of some files, sorted: the lines that start with a given text are
-    a contiguous run, found by bisection. Immutable once built, so any thread may read it."""
+    a contiguous run, found by bisection.
 
-    def __init__(self, files: Mapping[str, str], max_lines: int = 300_000) -> None:
-        pairs: list[tuple[str, str]] = []
-        for owner, text in files.items():
-            pairs.extend((line, owner) for line in _stripped_lines(text.split("\n")))
-            if len(pairs) >= max_lines:
-                del pairs[max_lines:]
-                break
-        pairs.sort()
+    Sorting a large workspace takes a good fraction of a second (holding the GIL), too long
+    to redo on every save, so ``updated`` keeps the sorted base and lists the changed files'
+    lines beside it; the owner rebuilds once many files have changed. Never changed once
+    built (``updated`` returns a new index that shares the base), so any thread may read it."""
+
+    def __init__(self, files: Mapping[str, str] | None = None) -> None:
+        # File by file, then merged: one sort of everything would hold the GIL throughout,
+        # stalling the server's other threads; small sorts and a merge let them in.
+        pairs = list(merge(*([(line, owner) for line in sorted(_stripped_lines(text.split("\n")))]
+                             for owner, text in (files or {}).items())))
         self._lines = [line for line, _ in pairs]
         self._owners = [owner for _, owner in pairs]
+        self._changed: dict[str, list[str]] = {}  # files changed since the sort: their sorted lines now
 
     def __len__(self) -> int:
-        return len(self._lines)
+        in_base = sum(owner not in self._changed for owner in self._owners)
+        return in_base + sum(len(lines) for lines in self._changed.values())
+
+    @property
+    def changed_files(self) -> int:
+        return len(self._changed)
+
+    def updated(self, owner: str, text: str | None) -> LineIndex:
+        """This index with ``owner``'s lines replaced by ``text``'s (None: without the file)."""
+        index = LineIndex()
+        index._lines, index._owners = self._lines, self._owners
+        index._changed = {**self._changed, owner: sorted(_stripped_lines(text.split("\n"))) if text else []}
+        return index
 
     def rests(self, typed: str, skip: str | None = None) -> Counter[str] | None:
         """How often each rest follows ``typed`` at the start of a line, leaving out the
         file ``skip``; None when more lines match than are worth reading."""
         rests: Counter[str] = Counter()
-        first = bisect_left(self._lines, typed)
-        end = min(len(self._lines), first + MAX_WORKSPACE_MATCHES)
-        for at in range(first, end):
-            line = self._lines[at]
-            if not line.startswith(typed):
-                return rests
-            if self._owners[at] != skip and len(line) > len(typed):
-                rests[line[len(typed):]] += 1
-        if end < len(self._lines) and self._lines[end].startswith(typed):
-            return None  # too many to read
+        budget = MAX_WORKSPACE_MATCHES
+        runs = [(self._lines, self._owners)] + [(lines, None) for owner, lines in self._changed.items()
+                                                if owner != skip]
+        for lines, owners in runs:
+            at = bisect_left(lines, typed)
+            while at < len(lines) and lines[at].startswith(typed):
+                budget -= 1
+                if budget < 0:
+                    return None  # too many to read
+                if len(lines[at]) > len(typed) and (
+                        owners is None or (owners[at] != skip and owners[at] not in self._changed)):
+                    rests[lines[at][len(typed):]] += 1
+                at += 1
         return rests
 
 

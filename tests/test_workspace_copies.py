@@ -12,7 +12,7 @@ from lsp_server.bench.fim import held_out_cases
 from lsp_server.bench.lsp_client import LspClient
 from lsp_server.edit_log import EditLog
 from lsp_server.file_watcher import WorkspaceWatcher
-from lsp_server.workspace_lines import WorkspaceLines, file_key
+from lsp_server.workspace_lines import MAX_CHANGED_FILES, WorkspaceLines, file_key
 from model.calibrate_fim import measure_copies, with_workspace
 from model.corpus import SourceFile
 from model.fim_patterns import (
@@ -37,6 +37,11 @@ def test_the_index_finds_the_lines_that_start_with_the_typed_text_except_in_the_
     assert index.rests("logger = logging.") == {"getLogger(__name__)": 2, "getLogger('b')": 1}
     assert index.rests("logger = logging.", skip="a.py") == {"getLogger(__name__)": 1, "getLogger('b')": 1}
     assert index.rests("nothing starts so") == {}
+    # A saved file's new lines replace its old ones; a deleted file's are gone.
+    saved = index.updated("b.py", "logger = logging.getLogger('saved')\n").updated("c.py", None)
+    assert saved.rests("logger = logging.") == {"getLogger(__name__)": 1, "getLogger('saved')": 1}
+    assert saved.rests("logger = logging.", skip="b.py") == {"getLogger(__name__)": 1}
+    assert index.rests("logger = logging.", skip="a.py") == {"getLogger(__name__)": 1, "getLogger('b')": 1}
     # Too many matches to read within a request's budget: no answer rather than a partial one.
     crowded = LineIndex({"d.py": "".join(f"x = {n}\n" for n in range(MAX_WORKSPACE_MATCHES + 1))})
     assert crowded.rests("x = ") is None and crowded.rests("x = 1") is not None
@@ -91,6 +96,17 @@ def test_the_watcher_indexes_each_folder_s_files_by_suffix_and_keeps_the_index_c
                         == {"logging.getLogger('two')": 1})
     finally:
         watcher.stop()
+
+
+def test_many_changed_files_sort_the_group_again(tmp_path: Path) -> None:
+    lines = WorkspaceLines()
+    assert not lines.update(tmp_path, ".py", {tmp_path / "a.py": "x = 1\n"})  # nothing indexed yet
+    lines.rebuild(tmp_path, ".py", {tmp_path / "a.py": "x = 1\n"})
+    assert lines.update(tmp_path, ".py", {tmp_path / "b.py": "x = 2\n"})
+    many: dict[Path, str | None] = {tmp_path / f"m{n}.py": "x = 3\n" for n in range(MAX_CHANGED_FILES)}
+    assert not lines.update(tmp_path, ".py", many)
+    related = lines.related(tmp_path / "a.py")
+    assert related is not None and related.index.rests("x = ", related.skip) == {"2": 1}
 
 
 def test_held_out_cases_can_live_in_a_workspace_with_their_package(tmp_path: Path) -> None:
