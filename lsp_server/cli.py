@@ -112,6 +112,8 @@ def build_parser() -> argparse.ArgumentParser:
     latency.add_argument("files", type=Path, nargs="*", help="files to type into (default: stdlib modules)")
     latency.add_argument("--lines", type=int, default=4, help="lines typed per file")
     latency.add_argument("--interval-ms", type=float, default=100.0, help="time between keystrokes")
+    latency.add_argument("--workspace", type=Path,
+                         help="a folder the server watches and indexes as its workspace (e.g. the files' own)")
     nextedit = suites.add_parser("nextedit", help="real hunks replayed through the real server")
     nextedit.add_argument("--data", type=Path, required=True, help="jsonl of {path, old, new} file pairs")
     nextedit.add_argument("--limit", type=int, help="first N file pairs only")

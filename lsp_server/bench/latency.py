@@ -49,10 +49,10 @@ def rss_mb(pid: int) -> float:
     return 0.0
 
 
-def typing_spots(files: Sequence[Path], lines_per_file: int, seed: int) -> list[tuple[str, int, int]]:
-    """(text, line start, line end) of lines worth typing: ≥ 1,000 characters before them."""
+def typing_spots(files: Sequence[Path], lines_per_file: int, seed: int) -> list[tuple[Path, str, int, int]]:
+    """(file, text, line start, line end) of lines worth typing: ≥ 1,000 characters before them."""
     rng = random.Random(seed)
-    spots: list[tuple[str, int, int]] = []
+    spots: list[tuple[Path, str, int, int]] = []
     for path in files:
         text = path.read_text(encoding="utf-8")
         starts = [i + 1 for i, ch in enumerate(text) if ch == "\n"]
@@ -63,7 +63,7 @@ def typing_spots(files: Sequence[Path], lines_per_file: int, seed: int) -> list[
             if start >= MIN_CONTEXT_CHARS and len(line.strip()) >= 12 and not line.strip().startswith("#"):
                 candidates.append((start, end))
         for start, end in rng.sample(candidates, min(lines_per_file, len(candidates))):
-            spots.append((text, start, end))
+            spots.append((path, text, start, end))
     return spots
 
 
@@ -120,16 +120,16 @@ async def _type_line(
 
 
 async def _run(files: Sequence[Path], lines_per_file: int, interval_ms: float, command: list[str],
-               seed: int) -> LatencyReport:
+               seed: int, workspace: Path | None) -> LatencyReport:
     report = LatencyReport()
     spots = typing_spots(files, lines_per_file, seed)
     if not spots:
         raise ValueError("no line with 1,000 characters of context before it in the given files")
     started = time.perf_counter()
     async with LspClient(command, timeout=120) as client:
-        await client.initialize({"confidenceThreshold": 0.0})
+        await client.initialize({"confidenceThreshold": 0.0}, workspace_folders=[workspace] if workspace else [])
         await client.initialized()
-        text, start, _ = spots[0]
+        _, text, start, _ = spots[0]
         await client.did_open("file:///bench/cold.py", text[:start])
         line, character = offset_to_position(text[:start], start)
         await client.inline_completion("file:///bench/cold.py", line, character)
@@ -138,16 +138,19 @@ async def _run(files: Sequence[Path], lines_per_file: int, interval_ms: float, c
         pid = client.pid
         report.rss_start_mb = rss_mb(pid)
         version = 1
-        for n, (text, start, end) in enumerate(spots):
-            version = await _type_line(client, f"file:///bench/typing-{n}.py", text, start, end,
-                                       interval_ms / 1000, report, version)
+        for n, (path, text, start, end) in enumerate(spots):
+            # In a workspace, each document is its file (which the server must not copy from).
+            uri = path.absolute().as_uri() if workspace else f"file:///bench/typing-{n}.py"
+            version = await _type_line(client, uri, text, start, end, interval_ms / 1000, report, version)
         report.rss_end_mb = rss_mb(pid)
     return report
 
 
 def run_latency_bench(files: Sequence[Path], lines_per_file: int, interval_ms: float, command: list[str],
-                      seed: int = 0) -> LatencyReport:
-    return asyncio.run(_run(files, lines_per_file, interval_ms, command, seed))
+                      seed: int = 0, workspace: Path | None = None) -> LatencyReport:
+    """``workspace``: a folder the server gets as its workspace (it scans and indexes it
+    while the first answer is awaited, as in an editor)."""
+    return asyncio.run(_run(files, lines_per_file, interval_ms, command, seed, workspace))
 
 
 def format_latency(report: LatencyReport, interval_ms: float) -> str:

@@ -1,0 +1,21 @@
+"""`redraft bench latency`: typing through the real server, here inside a workspace."""
+
+import sys
+from pathlib import Path
+
+from lsp_server.bench.latency import format_latency, run_latency_bench, typing_spots
+
+SERVER = [sys.executable, "-m", "lsp_server", "serve"]
+
+
+def test_typing_in_a_workspace_answers_every_keystroke_or_drops_it_for_the_next(tmp_path: Path) -> None:
+    body = "".join(f"def handler_{n}(request):\n    return respond(request, status={n})\n\n" for n in range(30))
+    module = tmp_path / "handlers.py"
+    module.write_text(body)
+    (tmp_path / "views.py").write_text(body.replace("handler_", "view_"))
+    [(path, text, start, end)] = typing_spots([module], 1, seed=0)
+    assert path == module and start >= 1_000 and text[start:end].strip()
+    report = run_latency_bench([module], 1, 20.0, SERVER, workspace=tmp_path)
+    typed = len(text[start:end].lstrip())
+    assert report.errors == 0 and report.requests == typed and len(report.latencies_ms) >= 1
+    assert report.cold_start_ms > 0 and "cold start to first answer" in format_latency(report, 20.0)
