@@ -23,7 +23,18 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from watchdog.events import FileSystemEvent, FileSystemEventHandler
+from watchdog.events import (
+    DirCreatedEvent,
+    DirDeletedEvent,
+    DirMovedEvent,
+    FileClosedEvent,
+    FileCreatedEvent,
+    FileDeletedEvent,
+    FileModifiedEvent,
+    FileMovedEvent,
+    FileSystemEvent,
+    FileSystemEventHandler,
+)
 from watchdog.observers import Observer
 from watchdog.observers.api import BaseObserver
 
@@ -43,6 +54,12 @@ SKIPPED_DIRS = frozenset({".git", ".hg", ".svn", "node_modules", "__pycache__", 
 )
 _BINARY_SNIFF = 8192
 _INTERESTING = frozenset({"created", "modified", "deleted", "moved", "closed"})
+# Only these reach inotify's mask. Without a filter it also reports every open and
+# read-only close, so our own scan of a big workspace overflowed its queue, and watchdog's
+# recovery (walking the whole tree, opening directories) overflowed it again: one core
+# busy for as long as the server ran (a 50,000-file tree, session 10).
+_WATCHED_EVENTS = (FileCreatedEvent, FileModifiedEvent, FileDeletedEvent, FileMovedEvent, FileClosedEvent,
+                   DirCreatedEvent, DirDeletedEvent, DirMovedEvent)
 
 
 def _skipped_name(name: str) -> bool:
@@ -228,7 +245,7 @@ class WorkspaceWatcher:
         observer.daemon = True
         handler = _Handler(self)
         for folder in folders:
-            observer.schedule(handler, str(folder.root), recursive=True)
+            observer.schedule(handler, str(folder.root), recursive=True, event_filter=list(_WATCHED_EVENTS))
         self._observer = observer
         observer.start()
 

@@ -4,6 +4,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+from watchdog.events import FileSystemEvent
 
 from lsp_server.edit_log import EditEvent, EditLog
 from lsp_server.file_watcher import WorkspaceWatcher
@@ -214,3 +215,25 @@ def test_the_characters_held_in_snapshots_are_capped(tmp_path: Path) -> None:
         assert sum(len(text) for text in watcher._snapshots.values()) <= 350
     finally:
         watcher.stop()
+
+
+def test_reading_the_workspace_raises_no_events(ws: Workspace, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Opens and read-only closes never reach us: in a big tree they overflowed inotify's
+    queue, and watchdog's recovery walk overflowed it again, keeping a core busy."""
+    from lsp_server.file_watcher import _Handler
+
+    seen: list[str] = []
+    original = _Handler.on_any_event
+
+    def counted(self: _Handler, event: FileSystemEvent) -> None:
+        seen.append(event.event_type)
+        original(self, event)
+
+    monkeypatch.setattr(_Handler, "on_any_event", counted)
+    paths = [ws.write(f"pkg/m{n}.py", f"x = {n}\n") for n in range(20)]
+    ws.start()
+    for path in paths:
+        path.read_text()
+    changed = ws.write("pkg/m0.py", "x = 100\n")  # a real change: events do flow
+    ws.event_for(changed)
+    assert "opened" not in seen and "closed_no_write" not in seen
