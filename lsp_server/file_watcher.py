@@ -11,7 +11,9 @@ node_modules and virtualenvs are still watched by the kernel but filtered here.
 
 The same snapshots feed the workspace's line index (``workspace_lines.py``): after the
 first scan and after each batch of changes, the changed files of each group (folder,
-suffix) are indexed on this thread.
+suffix) are indexed on this thread — for Python files from the start, for another suffix
+once a document of that kind is opened (``index_suffix``): a workspace's HTML, JSON or
+data files would otherwise cost memory and a start-up sort for nothing.
 """
 
 from __future__ import annotations
@@ -39,7 +41,7 @@ from watchdog.observers import Observer
 from watchdog.observers.api import BaseObserver
 
 from .edit_log import EditLog
-from .workspace_lines import WorkspaceLines
+from .workspace_lines import INDEXED_FROM_THE_START, WorkspaceLines
 
 try:
     from pathspec import GitIgnoreSpec
@@ -171,6 +173,8 @@ class WorkspaceWatcher:
         self._snapshot_bytes = 0
         self._lines = lines
         self._unindexed: dict[tuple[Path, str], set[Path]] = {}  # (folder root, suffix) -> files changed since
+        self._indexed_suffixes = set(INDEXED_FROM_THE_START)  # touched only by the worker thread
+        self._suffixes_asked: set[str] = set()  # by index_suffix, under _cond
         self._pending: dict[Path, tuple[float, bool]] = {}  # path -> (deadline, created)
         self._cond = threading.Condition()
         self._stopping = False
@@ -211,6 +215,13 @@ class WorkspaceWatcher:
                     observer.join(timeout)
         except Exception:
             log.warning("error while stopping the file watcher", exc_info=True)
+
+    def index_suffix(self, suffix: str) -> None:
+        """Index the lines of this kind of file too (a document of the kind was opened)."""
+        with self._cond:
+            if suffix not in self._suffixes_asked:
+                self._suffixes_asked.add(suffix)
+                self._cond.notify()
 
     def wait_ready(self, timeout: float | None = None) -> bool:
         """True once the initial snapshots are taken (changes before that are not diffed)."""
@@ -263,6 +274,8 @@ class WorkspaceWatcher:
         while True:
             with self._cond:
                 while not self._stopping:
+                    if self._suffixes_asked - self._indexed_suffixes:
+                        break
                     deadline = min((d for d, _ in self._pending.values()), default=None)
                     if deadline is not None and deadline <= time.monotonic():
                         break
@@ -274,6 +287,11 @@ class WorkspaceWatcher:
                 # In deadline order, so paths are handled in the order they went quiet.
                 ripe = sorted((d, path) for path, (d, _) in self._pending.items() if d <= now)
                 due = {path: self._pending.pop(path)[1] for _, path in ripe}
+                new_suffixes = self._suffixes_asked - self._indexed_suffixes
+            self._indexed_suffixes |= new_suffixes
+            for path in self._snapshots:
+                if path.suffix in new_suffixes:
+                    self._note_unindexed(path)
             for path, created in due.items():
                 try:
                     self._process(path, created)
@@ -336,7 +354,7 @@ class WorkspaceWatcher:
 
     def _note_unindexed(self, path: Path) -> None:
         folder = self._folder_of(path)
-        if folder is not None:
+        if folder is not None and path.suffix in self._indexed_suffixes:
             self._unindexed.setdefault((folder.root, path.suffix), set()).add(path)
 
     def _process(self, path: Path, created: bool) -> None:

@@ -98,6 +98,9 @@ def create_server(model_dir: Path | None = None) -> RedraftServer:
     @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
     def did_open(ls: RedraftServer, params: types.DidOpenTextDocumentParams) -> None:
         ls.documents.open(params.text_document)
+        path = file_path(params.text_document.uri)
+        if ls.watcher is not None and path is not None:
+            ls.watcher.index_suffix(path.suffix)  # copies from the workspace's files of this kind
 
     @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
     def did_change(ls: RedraftServer, params: types.DidChangeTextDocumentParams) -> None:

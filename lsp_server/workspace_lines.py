@@ -23,6 +23,8 @@ log = logging.getLogger(__name__)
 # Sorting 1,700 files (20 MB, the server's snapshot cap) took 0.4 s holding the GIL: not on
 # every save. Past this many changed files a query's per-file bisections cost more than a sort.
 MAX_CHANGED_FILES = 32
+# The model's language; other kinds of file are indexed once a document of the kind opens.
+INDEXED_FROM_THE_START = frozenset({".py"})
 
 
 def file_key(path: Path) -> str:

@@ -88,6 +88,12 @@ def test_the_watcher_indexes_each_folder_s_files_by_suffix_and_keeps_the_index_c
         assert related is not None and related.skip == file_key(document)
         assert related.index.rests("logger = ", related.skip) == {"logging.getLogger(__name__)": 1}
         assert lines.related(tmp_path.parent / "elsewhere.py") is None  # outside the workspace
+        # Other kinds of file once a document of the kind is opened.
+        assert lines.related(tmp_path / "draft.txt") is None
+        watcher.index_suffix(".txt")
+        assert wait_for(lambda: lines.related(tmp_path / "draft.txt") is not None)
+        text_lines = lines.related(tmp_path / "draft.txt")
+        assert text_lines is not None and text_lines.index.rests("logger = ") == {"logging.getLogger('text')": 1}
         (tmp_path / "two.py").write_text("logger = logging.getLogger('two')\n")
         assert wait_for(lambda: (lines.related(document) or related).index.rests("logger = ", related.skip)
                         == {"logging.getLogger(__name__)": 1, "logging.getLogger('two')": 1})
