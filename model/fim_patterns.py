@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from bisect import bisect_left
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from heapq import merge
 
@@ -69,10 +69,13 @@ class LineIndex:
     def __init__(self, files: Mapping[str, str] | None = None) -> None:
         # File by file, then merged: one sort of everything would hold the GIL throughout,
         # stalling the server's other threads; small sorts and a merge let them in.
-        pairs = list(merge(*([(line, owner) for line in sorted(_stripped_lines(text.split("\n")))]
-                             for owner, text in (files or {}).items())))
-        self._lines = [line for line, _ in pairs]
-        self._owners = [owner for _, owner in pairs]
+        # The (line, owner) pairs are made lazily: a list of them doubled the peak memory.
+        by_file = [(owner, sorted(_stripped_lines(text.split("\n")))) for owner, text in (files or {}).items()]
+        self._lines: list[str] = []
+        self._owners: list[str] = []
+        for line, owner in merge(*(_owned(lines, owner) for owner, lines in by_file)):
+            self._lines.append(line)
+            self._owners.append(owner)
         self._changed: dict[str, list[str]] = {}  # files changed since the sort: their sorted lines now
 
     def __len__(self) -> int:
@@ -116,6 +119,10 @@ class RelatedLines:
 
     index: LineIndex
     skip: str | None = None  # the document's own file: its saved text is not another file
+
+
+def _owned(lines: list[str], owner: str) -> Iterator[tuple[str, str]]:
+    return ((line, owner) for line in lines)
 
 
 def _stripped_lines(lines: Iterable[str]) -> Iterable[str]:
