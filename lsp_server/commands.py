@@ -54,12 +54,16 @@ def _load_completer(model: Path | None) -> object:
     return FimCompleter(load_served_model(model or SHIPPED_DIR))
 
 
-def _show_completion(completer: object, prefix: str, suffix: str, args: argparse.Namespace) -> None:
+def _show_completion(
+    completer: object, prefix: str, suffix: str, args: argparse.Namespace, related: object = None
+) -> None:
+    from model.fim_patterns import WORKSPACE_KINDS, RelatedLines
     from model.inference import CompletionRequest, FimCompleter
 
     assert isinstance(completer, FimCompleter)
+    assert related is None or isinstance(related, RelatedLines)
     request = CompletionRequest(prefix, suffix, canvas_size=args.canvas, threshold=args.threshold,
-                                max_steps=args.canvas, keep_trace=args.steps)
+                                max_steps=args.canvas, keep_trace=args.steps, related=related)
     started = time.perf_counter()
     best = completer.complete(request)[0]
     elapsed_ms = (time.perf_counter() - started) * 1000
@@ -67,7 +71,10 @@ def _show_completion(completer: object, prefix: str, suffix: str, args: argparse
         for step, state in enumerate(best.trace, 1):
             print(f"  step {step:2d} │ {state!r}")
     threshold = ServerOptions().confidence_threshold
-    source = "copied from a line of the file" if best.copied else f"{best.tokens} tokens in {best.steps} steps"
+    source = f"{best.tokens} tokens in {best.steps} steps"
+    if best.copied:
+        source = "copied from the workspace's other files" if best.copied in WORKSPACE_KINDS \
+            else "copied from a line of the file"
     verdict = "an editor would show it" if best.confidence >= threshold else "an editor would show nothing"
     print(f"  suggestion │ {best.text!r}")
     print(f"  confidence │ {best.confidence:.3f}  ({source}, {elapsed_ms:.0f} ms)")
@@ -81,8 +88,28 @@ def complete(args: argparse.Namespace) -> int:
     if not 1 <= line <= len(lines) or not 1 <= column <= len(lines[line - 1]) + 1:
         raise ValueError(f"{path} has no line {line}, column {column}")
     offset = sum(len(s) + 1 for s in lines[: line - 1]) + column - 1
-    _show_completion(_load_completer(args.model), text[:offset], text[offset:], args)
+    related = _workspace_lines(args.workspace, path) if args.workspace is not None else None
+    _show_completion(_load_completer(args.model), text[:offset], text[offset:], args, related)
     return 0
+
+
+def _workspace_lines(folder: Path, path: Path) -> object:
+    """The other files' lines that the server would copy from, with ``folder`` as its workspace."""
+    from lsp_server.edit_log import EditLog
+    from lsp_server.file_watcher import WorkspaceWatcher
+    from lsp_server.workspace_lines import WorkspaceLines
+
+    if not folder.is_dir():
+        raise ValueError(f"--workspace {folder} is not a folder")
+    lines = WorkspaceLines()
+    watcher = WorkspaceWatcher([folder], EditLog(), lambda uri: False, max_files=2000,
+                               max_total_bytes=20_000_000, lines=lines, indexed_suffixes={path.suffix})
+    watcher.start()
+    try:
+        watcher.wait_ready(60)
+        return lines.related(path)
+    finally:
+        watcher.stop()
 
 
 def demo(args: argparse.Namespace) -> int:

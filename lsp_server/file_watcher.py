@@ -22,7 +22,7 @@ import logging
 import os
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from watchdog.events import (
@@ -160,6 +160,7 @@ class WorkspaceWatcher:
         debounce_s: float = 0.3,
         max_total_bytes: int = 50_000_000,
         lines: WorkspaceLines | None = None,
+        indexed_suffixes: Iterable[str] = INDEXED_FROM_THE_START,
     ) -> None:
         # absolute(), not resolve(): URIs must match what the editor sends for the same folder.
         self._folders = [_Folder(Path(folder).absolute()) for folder in folders]
@@ -173,7 +174,7 @@ class WorkspaceWatcher:
         self._snapshot_bytes = 0
         self._lines = lines
         self._unindexed: dict[tuple[Path, str], set[Path]] = {}  # (folder root, suffix) -> files changed since
-        self._indexed_suffixes = set(INDEXED_FROM_THE_START)  # touched only by the worker thread
+        self._indexed_suffixes = set(indexed_suffixes)  # touched only by the worker thread
         self._suffixes_asked: set[str] = set()  # by index_suffix, under _cond
         self._pending: dict[Path, tuple[float, bool]] = {}  # path -> (deadline, created)
         self._cond = threading.Condition()

@@ -148,3 +148,17 @@ async def test_the_server_copies_from_other_files_of_the_workspace_but_never_fro
         result = await client.inline_completion(document.as_uri(), 2, len("logger = logging.getLogger("))
         items = result["items"] if isinstance(result, dict) else result
         assert [item["insertText"] for item in items][:1] == ["__name__)"]
+
+
+def test_redraft_complete_copies_from_the_workspace_it_is_given(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from lsp_server.cli import main
+
+    for name in ("one", "two", "three"):
+        (tmp_path / f"{name}.py").write_text(LOGGER)
+    document = tmp_path / "main.py"
+    document.write_text("import logging\n\nlogger = logging.getLogger(\n")
+    assert main(["complete", f"{document}:3:28", "--workspace", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert "'__name__)'" in out and "copied from the workspace's other files" in out
