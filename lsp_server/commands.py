@@ -96,14 +96,14 @@ def complete(args: argparse.Namespace) -> int:
 def _workspace_lines(folder: Path, path: Path) -> object:
     """The other files' lines that the server would copy from, with ``folder`` as its workspace."""
     from lsp_server.edit_log import EditLog
-    from lsp_server.file_watcher import WorkspaceWatcher
+    from lsp_server.file_watcher import SERVER_MAX_BYTES, SERVER_MAX_FILES, WorkspaceWatcher
     from lsp_server.workspace_lines import WorkspaceLines
 
     if not folder.is_dir():
         raise ValueError(f"--workspace {folder} is not a folder")
     lines = WorkspaceLines()
-    watcher = WorkspaceWatcher([folder], EditLog(), lambda uri: False, max_files=2000,
-                               max_total_bytes=20_000_000, lines=lines, indexed_suffixes={path.suffix})
+    watcher = WorkspaceWatcher([folder], EditLog(), lambda uri: False, max_files=SERVER_MAX_FILES,
+                               max_total_bytes=SERVER_MAX_BYTES, lines=lines, indexed_suffixes={path.suffix})
     watcher.start()
     try:
         watcher.wait_ready(60)

@@ -55,6 +55,9 @@ SKIPPED_DIRS = frozenset({".git", ".hg", ".svn", "node_modules", "__pycache__", 
     {".pytest_cache", ".venv", "venv", "env", "build", "dist"}
 )
 _BINARY_SNIFF = 8192
+# An editor's server: modest bounds, since the snapshot walk shares two cores with the model.
+SERVER_MAX_FILES = 2000
+SERVER_MAX_BYTES = 20_000_000
 _INTERESTING = frozenset({"created", "modified", "deleted", "moved", "closed"})
 # Only these reach inotify's mask. Without a filter it also reports every open and
 # read-only close, so our own scan of a big workspace overflowed its queue, and watchdog's

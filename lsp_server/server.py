@@ -18,7 +18,7 @@ from lsp_server.documents import DocumentStore, position_at
 from lsp_server.edit_log import EditLog
 from lsp_server.engine import Engine
 from lsp_server.faults import FaultPlan
-from lsp_server.file_watcher import WorkspaceWatcher
+from lsp_server.file_watcher import SERVER_MAX_BYTES, SERVER_MAX_FILES, WorkspaceWatcher
 from lsp_server.next_edit import NextEditService, parse_params
 from lsp_server.options import ServerOptions, parse_options
 from lsp_server.protocol import ACCEPTED_COMMAND, DEBUG_STATE, FEEDBACK, NEXT_EDIT, RedraftProtocol
@@ -83,9 +83,9 @@ def create_server(model_dir: Path | None = None) -> RedraftServer:
         ls.engine.start_loading()
         folders = workspace_folders(ls)
         if folders:
-            # Modest bounds: the snapshot walk shares two cores with the model.
             ls.watcher = WorkspaceWatcher(folders, ls.edit_log, lambda uri: ls.documents.get(uri) is not None,
-                                          max_files=2000, max_total_bytes=20_000_000, lines=ls.workspace_lines)
+                                          max_files=SERVER_MAX_FILES, max_total_bytes=SERVER_MAX_BYTES,
+                                          lines=ls.workspace_lines)
             ls.watcher.start()
 
     @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
@@ -208,12 +208,8 @@ def workspace_folders(ls: RedraftServer) -> list[Path]:
     uris = [folder.uri for folder in ls.workspace.folders.values()]
     if not uris and ls.workspace.root_uri:
         uris = [ls.workspace.root_uri]
-    paths = [Path(uris_to_fs(uri)) for uri in uris if uri.startswith("file:")]
-    return [path for path in paths if path.is_dir()]
-
-
-def uris_to_fs(uri: str) -> str:
-    return to_fs_path(uri) or uri
+    paths = [file_path(uri) for uri in uris]
+    return [path for path in paths if path is not None and path.is_dir()]
 
 
 def file_path(uri: str) -> Path | None:

@@ -4,9 +4,9 @@ The file watcher keeps a snapshot of every eligible file on disk; from those, on
 ``LineIndex`` per (workspace folder, file suffix) is built on the watcher's thread. A saved
 file only updates its group's index (its lines beside the sorted base); the group is sorted
 again once ``MAX_CHANGED_FILES`` files have changed. Either way the new index is swapped in
-whole, so a request reads a consistent index without a lock. A request asks for its document's group, with the
-document's own file left out: its buffer is the truth, and its saved copy is not "another
-file" (for a benchmark it would even hold the answer).
+whole, so a request reads a consistent index without a lock. A request asks for its
+document's group, with the document's own file left out: its buffer is the truth, and its
+saved copy is not "another file" (for a benchmark it would even hold the answer).
 """
 
 from __future__ import annotations

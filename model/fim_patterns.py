@@ -78,10 +78,6 @@ class LineIndex:
             self._owners.append(owner)
         self._changed: dict[str, list[str]] = {}  # files changed since the sort: their sorted lines now
 
-    def __len__(self) -> int:
-        in_base = sum(owner not in self._changed for owner in self._owners)
-        return in_base + sum(len(lines) for lines in self._changed.values())
-
     @property
     def changed_files(self) -> int:
         return len(self._changed)

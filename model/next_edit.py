@@ -3,9 +3,9 @@
 Two sources, one ranking. First the edit patterns (``edit_patterns.py``): the newest change
 repeated exactly where it applies again (a rename, a call change, a twin line, a
 substitution). Then the network, for candidate lines no pattern covers. Every proposal's
-confidence is the precision its source reached on held-out real edits (``calibration.next_edit`` in the
-model's config.json, written by ``redraft calibrate``); the network is not run at all
-when its measured precision is below the caller's threshold.
+confidence is the precision its source reached on held-out real edits
+(``calibration.next_edit`` in the model's config.json, written by ``redraft calibrate``);
+the network is not run at all when its measured precision is below the caller's threshold.
 
 Candidate regions are whole lines chosen cheaply from the newest edits (lines that still
 hold an identifier the user just renamed or removed, lines like the one just edited or

@@ -1,14 +1,13 @@
 """Copied lines from the workspace's other files: the index, the buckets, the watcher that
 keeps the index current, and the server, which never copies from the document's own file."""
 
-import asyncio
 import json
 import sys
 from pathlib import Path
 
 import pytest
 
-from lsp_server.bench.fim import held_out_cases
+from lsp_server.bench.fim import held_out_cases, workspace_indexed
 from lsp_server.bench.lsp_client import LspClient
 from lsp_server.edit_log import EditLog
 from lsp_server.file_watcher import WorkspaceWatcher
@@ -140,10 +139,7 @@ async def test_the_server_copies_from_other_files_of_the_workspace_but_never_fro
         await client.initialize({"confidenceThreshold": 0.3, "debugRequests": True, "requestTimeoutMs": 20_000},
                                 workspace_folders=[tmp_path])
         await client.initialized()
-        for _ in range(250):
-            if (await client.request("redraft/debugState"))["workspaceIndexed"]:
-                break
-            await asyncio.sleep(0.02)
+        await workspace_indexed(client, 5.0)
         await client.did_open(document.as_uri(), typed)
         result = await client.inline_completion(document.as_uri(), 2, len("logger = logging.getLogger("))
         items = result["items"] if isinstance(result, dict) else result

@@ -261,7 +261,7 @@ async def _ask_all(
         encoding = str((init.get("capabilities") or {}).get("positionEncoding") or "utf-16")
         await client.initialized()
         if folders:
-            await _workspace_indexed(client, timeout)
+            await workspace_indexed(client, timeout)
         # The first request waits for the model to load; keep that out of the latency figures.
         warm_up = "def add(a, b):\n    return "
         await client.did_open("file:///bench/warm-up.py", warm_up)
@@ -297,7 +297,7 @@ async def _ask_all(
     return encoding, answers
 
 
-async def _workspace_indexed(client: LspClient, timeout: float) -> None:
+async def workspace_indexed(client: LspClient, timeout: float) -> None:
     """Wait until the server has indexed the workspace's files (its first scan is done)."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
