@@ -84,7 +84,7 @@ def build_parser() -> argparse.ArgumentParser:
     calibrate.add_argument("--plot", type=Path, help="also draw the FIM precision-vs-shown curve to this PNG")
     calibrate.add_argument("--only", choices=("fim", "fim-copy", "next-edit"),
                            help="calibrate one part (default all); fim includes fim-copy: the copied-line "
-                                "buckets and the network's check of weak copies")
+                                "buckets, the network's check of weak copies and line continuations")
 
     ablate = commands.add_parser("ablate", help="train small models side by side, one design choice changed in each")
     ablate.add_argument("--work-dir", type=Path, required=True, help="holds corpus/ (from `redraft train`)")

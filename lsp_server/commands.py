@@ -59,6 +59,7 @@ def _show_completion(
 ) -> None:
     from model.fim_patterns import WORKSPACE_KINDS, RelatedLines
     from model.inference import CompletionRequest, FimCompleter
+    from model.line_continuation import KIND as CONTINUED
 
     assert isinstance(completer, FimCompleter)
     assert related is None or isinstance(related, RelatedLines)
@@ -72,7 +73,9 @@ def _show_completion(
             print(f"  step {step:2d} │ {state!r}")
     threshold = ServerOptions().confidence_threshold
     source = f"{best.tokens} tokens in {best.steps} steps"
-    if best.copied:
+    if best.copied == CONTINUED:
+        source = "the line continued as these tokens continue elsewhere in the file"
+    elif best.copied:
         source = "copied from the workspace's other files" if best.copied in WORKSPACE_KINDS \
             else "copied from a line of the file"
     verdict = "an editor would show it" if best.confidence >= threshold else "an editor would show nothing"
@@ -257,7 +260,7 @@ def corpus(args: argparse.Namespace) -> int:
 
 def calibrate(args: argparse.Namespace) -> int:
     from model.calibrate_fim import calibrate as fit_calibration
-    from model.calibrate_fim import calibrate_copies, calibrate_copy_check
+    from model.calibrate_fim import calibrate_continuation, calibrate_copies, calibrate_copy_check
     from model.calibrate_next_edit import calibrate_next_edit
     from model.corpus import read_corpus
     from model.model_folder import SHIPPED_DIR
@@ -269,6 +272,7 @@ def calibrate(args: argparse.Namespace) -> int:
     if args.only in (None, "fim", "fim-copy"):
         print(calibrate_copies(model_dir, dev_files))
         print(calibrate_copy_check(model_dir, dev_files))
+        print(calibrate_continuation(model_dir, dev_files))
     if args.only in (None, "next-edit"):  # the real edit pairs sit beside dev.jsonl
         print(calibrate_next_edit(model_dir, args.dev.parent))
     return 0

@@ -20,6 +20,8 @@ from model.corpus import SourceFile
 from model.fim_examples import SPAN_MIX, SpanKind, choose_span
 from model.fim_patterns import COPY_KINDS, LineIndex, RelatedLines, copy_candidate
 from model.inference import CompletionRequest, FimCompleter
+from model.line_continuation import CONFIG_KEY as CONTINUATION_KEY
+from model.line_continuation import CONTINUATION_FEATURES, LineContinuer
 from model.model_folder import CONFIG_FILE
 from model.plots import plot_precision_curve
 from model.serving import load_served_model
@@ -148,18 +150,59 @@ def calibrate_copy_check(model_dir: Path, dev_files: list[SourceFile], seed: int
         if values is not None:
             rows.append(values)
             labels.append(same_code(copied.text, middle))
+    table = fit_half_and_store(model_dir, CONFIG_KEY, CHECK_FEATURES, rows, labels)
+    if table is None:
+        return f"copy check: {len(rows)} held-out copies, too few of each outcome to fit; not written"
+    half = len(rows) // 2
+    return (f"copy check ({', '.join(CHECKED_KINDS)}): {len(rows)} held-out copies, "
+            f"{sum(labels) / max(1, len(labels)):.1%} right; fitted on {half}, measured on {len(rows) - half}:\n"
+            f"{table}")
+
+
+def fit_half_and_store(
+    model_dir: Path, key: str, names: tuple[str, ...], rows: list[list[float]], labels: list[bool]
+) -> str | None:
+    """Fit a logistic check on the first half of ``rows``, store it in ``model_dir``'s
+    config.json as ``calibration[key]``, and return its precision table on the other half;
+    None (nothing written) when the first half holds only one outcome."""
     half = len(rows) // 2
     if not any(labels[:half]) or all(labels[:half]):
-        return f"copy check: {len(rows)} held-out copies, too few of each outcome to fit; not written"
+        return None
     check = fit(rows[:half], labels[:half])
     curve = precision_curve([check(r) for r in rows[half:]], labels[half:])
     config_path = model_dir / CONFIG_FILE
     config = json.loads(config_path.read_text())
-    config.setdefault("calibration", {})[CONFIG_KEY] = check.to_dict(CHECK_FEATURES)
+    config.setdefault("calibration", {})[key] = check.to_dict(names)
     config_path.write_text(json.dumps(config, indent=2) + "\n")
-    return (f"copy check ({', '.join(CHECKED_KINDS)}): {len(rows)} held-out copies, "
-            f"{sum(labels) / max(1, len(labels)):.1%} right; fitted on {half}, measured on {len(rows) - half}:\n"
-            f"{precision_table(curve)}")
+    return precision_table(curve)
+
+
+def calibrate_continuation(model_dir: Path, dev_files: list[SourceFile], seed: int = 8) -> str:
+    """Fit the confidence of line continuations (``line_continuation.py``) on half of the
+    held-out spans where one is offered (as served: no copied line, from the file or its
+    package, fired), write it into ``model_dir/config.json``, and report it on the other half."""
+    completer = FimCompleter(load_served_model(model_dir))
+    continuer = LineContinuer()
+    rows: list[list[float]] = []
+    labels: list[bool] = []
+    for prefix, middle, suffix, related in with_workspace(dev_files, COPY_CASES, seed):
+        if copy_candidate(prefix, suffix, related) is not None:
+            continue
+        continuation = continuer.continuation(prefix, suffix)
+        if continuation is None:
+            continue
+        network_text = completer.complete(CompletionRequest(prefix, suffix, copy_lines=False))[0].text
+        values = completer.continuation_features(continuation, completer.first_pass(prefix, suffix), network_text)
+        if values is not None:
+            rows.append(values)
+            labels.append(same_code(continuation.text, middle))
+    table = fit_half_and_store(model_dir, CONTINUATION_KEY, CONTINUATION_FEATURES, rows, labels)
+    if table is None:
+        return f"line continuations: {len(rows)} held-out, too few of each outcome to fit; not written"
+    half = len(rows) // 2
+    return (f"line continuations: offered on {len(rows)} of {COPY_CASES} held-out spans, "
+            f"{sum(labels) / max(1, len(labels)):.1%} right; fitted on {half}, measured on {len(rows) - half} "
+            f"(shown = share of those):\n{table}")
 
 
 def calibrate(

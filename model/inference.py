@@ -15,6 +15,9 @@ from model.calibration import Calibrator, features, with_parse_check
 from model.copy_check import CHECK_FEATURES, CHECKED_KINDS, CONFIG_KEY, check_features
 from model.fim_patterns import COPY_KINDS, RelatedLines, copy_candidate
 from model.formats import ContextBudget, context_ids, middle_from_canvas
+from model.line_continuation import CONFIG_KEY as CONTINUATION_KEY
+from model.line_continuation import CONTINUATION_FEATURES, Continuation, LineContinuer
+from model.line_continuation import KIND as CONTINUED
 from model.sampler import CommitRule, Denoised, SamplerSettings, denoise
 from model.serving import Cache, Room, ServedModel
 
@@ -27,7 +30,7 @@ class Candidate:
     tokens: int  # committed tokens up to end-of-middle
     trace: list[str] = field(default_factory=list)  # intermediate states, when asked for
     features: list[float] = field(default_factory=list)  # what the calibrator reads
-    copied: str = ""  # the copied-line bucket (fim_patterns.py) when copied from the file
+    copied: str = ""  # the copied-line bucket (fim_patterns.py), or line_continuation.KIND
 
 
 @dataclass(frozen=True)
@@ -42,7 +45,10 @@ class CompletionRequest:
     keep_trace: bool = False
     length_first: bool = True  # decide where the middle ends in the first pass (sampler.py)
     freeze_tail: bool = True  # passes after the end is placed stop at it (sampler.py)
-    copy_lines: bool = True  # also offer the rest of a line that starts like this one (fim_patterns.py)
+    # Also offer the rest of a line that starts like this one (fim_patterns.py) or, when
+    # there is none, the cursor's line continued as its last tokens continue elsewhere
+    # in the file (line_continuation.py).
+    copy_lines: bool = True
     related: RelatedLines | None = None  # the workspace's other files, for copies the file can't give
     # The server's threshold: then only which side of it a candidate falls matters, and
     # the parse check (~1.6 ms a request) is skipped when it can't change what is shown.
@@ -88,6 +94,10 @@ class FimCompleter:
         self.calibrator = Calibrator.from_dict(raw_fim) if isinstance(raw_fim, dict) else None
         self.copy_precision = copy_precisions(calibration)
         self.copy_check = Calibrator.from_dict(raw_check, CHECK_FEATURES) if isinstance(raw_check, dict) else None
+        raw_continuation = calibration.get(CONTINUATION_KEY)
+        self.continuation_check = Calibrator.from_dict(raw_continuation, CONTINUATION_FEATURES) \
+            if isinstance(raw_continuation, dict) else None
+        self.continuer = LineContinuer()
         self._cached_ids: list[int] = []
         self._cache: Cache | None = None
 
@@ -116,6 +126,9 @@ class FimCompleter:
         copied = self._copied_line(request) if request.copy_lines else None
         if copied is not None and request.candidates == 1 and copied.confidence >= COPY_SKIPS_MODEL_AT:
             return [copied]
+        continuation = None
+        if request.copy_lines and copied is None and self.continuation_check is not None:
+            continuation = self.continuer.continuation(request.prefix, request.suffix)
         settings = SamplerSettings(request.canvas_size, request.threshold, request.max_steps, request.rule,
                                    request.length_first, request.freeze_tail)
         ids, room = self.prepare(request.prefix, request.suffix, settings.canvas_size)
@@ -129,6 +142,8 @@ class FimCompleter:
         if copied is not None and copied.copied in CHECKED_KINDS and self.copy_check is not None \
                 and runs[0].first_pass is not None:
             copied = self._checked(copied, self.copy_check, runs[0].first_pass)
+        if continuation is not None and self.continuation_check is not None and runs[0].first_pass is not None:
+            copied = self._continued(continuation, self.continuation_check, runs[0])
         if request.candidates > 1 and room.pending is None:
             runs.extend(self._alternatives(room.context_cache(), settings, request, should_stop))
         seen: set[str] = set()
@@ -183,6 +198,25 @@ class FimCompleter:
         if values is None:
             return copied
         return replace(copied, confidence=min(MAX_CONFIDENCE, check(values)), features=values)
+
+    def _continued(self, continuation: Continuation, check: Calibrator, network_run: Denoised) -> Candidate | None:
+        """A continuation of the line (``line_continuation.py``), as confident as the
+        calibrator says from its support, the network's first pass, and whether the
+        network wrote the same."""
+        assert network_run.first_pass is not None
+        values = self.continuation_features(continuation, network_run.first_pass,
+                                            middle_from_canvas(self.tokenizer, network_run.tokens))
+        if values is None:
+            return None
+        length = len(self.tokenizer.encode(continuation.text))
+        return Candidate(continuation.text, min(MAX_CONFIDENCE, check(values)), 0, length, features=values,
+                         copied=CONTINUED)
+
+    def continuation_features(
+        self, continuation: Continuation, first_pass: np.ndarray, network_text: str
+    ) -> list[float] | None:
+        checked = self.copy_check_features(continuation.text, CONTINUED, first_pass)
+        return None if checked is None else continuation.features(checked, network_text)
 
     def _copied_line(self, request: CompletionRequest) -> Candidate | None:
         """The rest of a matching line (``fim_patterns.py``), as confident as its bucket

@@ -1,0 +1,114 @@
+"""The cursor's line continued as its last tokens continue elsewhere in the file."""
+
+import json
+import math
+import shutil
+from pathlib import Path
+
+import pytest
+
+import model.calibrate_fim
+from model.calibrate_fim import calibrate_continuation
+from model.calibration import Calibrator
+from model.fim_patterns import AGREE_3
+from model.inference import CompletionRequest, FimCompleter
+from model.line_continuation import CONFIG_KEY, CONTINUATION_FEATURES, KIND, MAX_TOKENS, LineContinuer
+from model.model_folder import SHIPPED_DIR
+from model.serving import ServedModel, load_served_model
+from model.tokenizer import CodeTokenizer
+
+CALLS = "result = combine(alpha, beta)\nprint(result)\nother = combine(al"
+
+
+def test_a_run_of_tokens_seen_before_is_continued_to_the_end_of_the_line() -> None:
+    found = LineContinuer().continuation("total = combine(alpha, beta)\nother = combine(", "\n")
+    assert found is not None and found.text == "alpha, beta)"
+    # Every step had one follower; the shortest run it matched was the two tokens "combine(".
+    assert found.min_share == 1.0 and found.min_order >= 2
+
+
+def test_a_word_typed_halfway_is_finished_by_a_token_that_starts_with_it() -> None:
+    found = LineContinuer().continuation(CALLS, "\n")
+    assert found is not None and found.text == "pha, beta)"
+
+
+def test_the_text_after_the_cursor_must_end_the_continuation() -> None:
+    continuer = LineContinuer()
+    found = continuer.continuation(CALLS, ")\nrest()\n")  # the editor closed the bracket
+    assert found is not None and found.text == "pha, beta"
+    assert continuer.continuation(CALLS, " or None\n") is None  # contradicts what follows
+
+
+def test_the_text_below_the_cursor_is_searched_too_but_no_run_crosses_the_cursor() -> None:
+    found = LineContinuer().continuation("import os\nvalue = parse(", "\n\nmore = parse(text, strict=True)\n")
+    assert found is not None and found.text == "text, strict=True)"
+    # "x = 1" then the cursor then "2": "1" is not followed by the suffix's first token.
+    assert LineContinuer().continuation("a = 0\nx = 1", "2\n") is None
+
+
+def test_nothing_is_offered_without_support_or_without_typed_text() -> None:
+    continuer = LineContinuer()
+    assert continuer.continuation("a = 1\nzzz", "\n") is None  # never seen
+    assert continuer.continuation("a = 1\n    ", "\n") is None  # nothing typed on the line
+    assert continuer.continuation("no line break", "\n") is None
+
+
+def test_requests_on_other_text_never_see_the_last_one_s_tokens() -> None:
+    continuer = LineContinuer()
+    assert continuer.continuation(CALLS, "\n") is not None
+    assert continuer.continuation("x = 1\nother = combine(al", "\n") is None  # the cache was of CALLS
+
+
+def test_a_continuation_is_bounded() -> None:
+    line = " + ".join(f"v{i}" for i in range(200))
+    found = LineContinuer().continuation(f"total = {line}\nagain = v0", "\n")
+    assert found is not None and found.text.startswith(" + v1 + v2") and found.text.count("+") <= MAX_TOKENS // 2
+
+
+def _completer(network: object, check: Calibrator | None) -> FimCompleter:
+    tokenizer = CodeTokenizer.load(SHIPPED_DIR / "tokenizer.json")
+    calibration: dict[str, object] = {"fim_copy": {AGREE_3: {"precision": 0.95, "cases": 50}}}
+    if check is not None:
+        calibration[CONFIG_KEY] = check.to_dict(CONTINUATION_FEATURES)
+    return FimCompleter(ServedModel(network, tokenizer, {"calibration": calibration}))  # type: ignore[arg-type]
+
+
+def test_the_completer_offers_it_with_the_calibrated_confidence(tokenizer_free_network: object) -> None:
+    sure = Calibrator((0.0,) * len(CONTINUATION_FEATURES), 2.0)  # says 0.88 whatever the features
+    completer = _completer(tokenizer_free_network, sure)
+    answers = {c.text: c for c in completer.complete(CompletionRequest(CALLS, "\n", candidates=3))}
+    continued = answers["pha, beta)"]
+    assert continued.copied == KIND and continued.confidence == pytest.approx(1 / (1 + math.exp(-2.0)))
+    assert len(continued.features) == len(CONTINUATION_FEATURES)
+    # Not calibrated (an older model folder): never offered.
+    plain = _completer(tokenizer_free_network, None).complete(CompletionRequest(CALLS, "\n", candidates=3))
+    assert all(c.copied != KIND for c in plain)
+    # Calibration's network-only scoring asks for no copies: no continuation either.
+    alone = completer.complete(CompletionRequest(CALLS, "\n", candidates=3, copy_lines=False))
+    assert all(c.copied != KIND for c in alone)
+
+
+def test_a_copied_line_comes_first_and_then_no_continuation_is_made(tokenizer_free_network: object) -> None:
+    sure = Calibrator((0.0,) * len(CONTINUATION_FEATURES), 2.0)
+    tests = "x.assertEqual(a, 1)\nx.assertEqual(a, 1)\nx.assertEqual(a, 1)\nx.ass"
+    answers = _completer(tokenizer_free_network, sure).complete(CompletionRequest(tests, "\n", candidates=3))
+    assert answers[0].text == "ertEqual(a, 1)" and all(c.copied != KIND for c in answers)
+
+
+def test_calibration_fits_on_held_out_continuations_and_stores_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    folder = tmp_path / "model"
+    shutil.copytree(SHIPPED_DIR, folder)
+    cases = [(CALLS, "pha, beta)" if i % 2 else "pha)", "\n", None) for i in range(40)]
+    monkeypatch.setattr(model.calibrate_fim, "with_workspace", lambda files, count, seed: cases)
+    report = calibrate_continuation(folder, [])
+    assert "offered on 40 of" in report and "50.0% right; fitted on 20, measured on 20" in report
+    stored = json.loads((folder / "config.json").read_text())["calibration"][CONFIG_KEY]
+    assert stored["features"] == list(CONTINUATION_FEATURES)
+    assert FimCompleter(load_served_model(folder)).continuation_check is not None
+    monkeypatch.setattr(model.calibrate_fim, "with_workspace", lambda files, count, seed: cases[1::2])
+    config = json.loads((folder / "config.json").read_text())
+    (folder / "config.json").write_text(json.dumps({**config, "calibration": {}}))
+    assert "too few of each outcome" in calibrate_continuation(folder, [])
+    assert CONFIG_KEY not in json.loads((folder / "config.json").read_text())["calibration"]
