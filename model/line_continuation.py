@@ -13,7 +13,7 @@ Alone it is right about one time in six (session 11, 3,000 held-out spans where 
 fired: 23% of spans got a continuation, 16% of those right), so its confidence comes from
 a small logistic model (``calibration.fim_continuation`` in config.json, fitted by
 ``redraft calibrate``) over how well it is supported — the shortest run it backed off to,
-the smallest share of its most common token, its length — and the network's first
+the smallest share and count of its most common token, its length — and the network's first
 denoising pass over the canvas (its log-probability of each token, as the copy check reads
 it) and whether the network's own answer is the same text. The last was right 19 times in
 19 on held-out spans.
@@ -41,7 +41,7 @@ WORD = re.compile(r"\w+")
 SEPARATOR = -1  # between the text before the cursor and the text after it: no run crosses it
 
 CONTINUATION_FEATURES = ("mean_logp", "min_logp", "end_logp", "network_agrees", "log_min_order",
-                         "min_share", "log_length")
+                         "min_share", "log_min_count", "log_length")
 CONFIG_KEY = "fim_continuation"
 KIND = "continuation"
 
@@ -51,6 +51,7 @@ class Continuation:
     text: str  # what to insert at the cursor
     min_order: int  # the shortest run of context tokens a step backed off to
     min_share: float  # the smallest share the chosen token had among a step's followers
+    min_count: int  # the fewest times a chosen token followed its run
 
     def features(self, first_pass_logps: list[float], network_text: str) -> list[float]:
         """The calibrator's inputs (``CONTINUATION_FEATURES``); ``first_pass_logps`` are the
@@ -58,6 +59,7 @@ class Continuation:
         mean_logp, min_logp, end_logp = first_pass_logps[:3]
         agrees = float(network_text.rstrip() == self.text.rstrip())
         return [mean_logp, min_logp, end_logp, agrees, math.log(self.min_order), self.min_share,
+                math.log(self.min_count),
                 math.log(len(self.text))]
 
 
@@ -101,37 +103,39 @@ class LineContinuer:
         found = self._continue(pool, context, allowed)
         if found is None:
             return None
-        written, min_order, min_share = found
+        written, min_order, min_share, min_count = found
         text = written[len(partial):].rstrip()
         after = suffix.split("\n", 1)[0].rstrip()
         if after:  # the text after the cursor must be the end of the continuation
             if not text.endswith(after) or text == after:
                 return None
             text = text[: len(text) - len(after)]
-        return Continuation(text, min_order, min_share) if text.strip() else None
+        return Continuation(text, min_order, min_share, min_count) if text.strip() else None
 
     def _continue(
         self, pool: np.ndarray, context: list[int], allowed: np.ndarray | None
-    ) -> tuple[str, int, float] | None:
+    ) -> tuple[str, int, float, int] | None:
         written: list[str] = []
-        min_order, min_share = MAX_ORDER, 1.0
+        min_order, min_share, min_count = MAX_ORDER, 1.0, 1 << 30
         for _ in range(MAX_TOKENS):
             chosen = self._next(pool, context, allowed if not written else None)
             if chosen is None:
                 break
-            token, order, share = chosen
+            token, order, share, count = chosen
             text = self._strings[token]
             if text.startswith("\n"):
                 break  # the line ends
             written.append(text)
             context.append(token)
-            min_order, min_share = min(min_order, order), min(min_share, share)
-        return ("".join(written), min_order, min_share) if written else None
+            min_order, min_share, min_count = min(min_order, order), min(min_share, share), min(min_count, count)
+        return ("".join(written), min_order, min_share, min_count) if written else None
 
     @staticmethod
-    def _next(pool: np.ndarray, context: list[int], allowed: np.ndarray | None) -> tuple[int, int, float] | None:
+    def _next(
+        pool: np.ndarray, context: list[int], allowed: np.ndarray | None
+    ) -> tuple[int, int, float, int] | None:
         """The token that most often follows the longest run of ``context``'s last tokens in
-        ``pool`` (one of ``allowed`` when given), its run's length and its share."""
+        ``pool`` (one of ``allowed`` when given), its run's length, its share and count."""
         if not context:
             return None
         # Positions whose preceding tokens match the context's last 1, 2, … tokens.
@@ -151,7 +155,7 @@ class LineContinuer:
         options, order = best
         tokens, counts = np.unique(options, return_counts=True)
         top = int(np.argmax(counts))
-        return int(tokens[top]), order, float(counts[top] / options.size)
+        return int(tokens[top]), order, float(counts[top] / options.size), int(counts[top])
 
     def _head_ids(self, prefix: str, line_start: int) -> np.ndarray:
         """The ids of the text above the cursor's line, from a start that moves in steps of
