@@ -81,7 +81,7 @@ class LineContinuer:
         """The rest of the cursor's line, or None when nothing around supports one or the
         text after the cursor on its line is not how the continuation ends."""
         line_start = prefix.rfind("\n")
-        if line_start < 0 or not prefix[line_start:].strip():
+        if line_start < 0:  # the line break and indentation are the run an empty line continues
             return None
         if len(self._strings) > MAX_VOCABULARY:
             self._reset()

@@ -46,11 +46,16 @@ def test_the_text_below_the_cursor_is_searched_too_but_no_run_crosses_the_cursor
     assert LineContinuer().continuation("a = 0\nx = 1", "2\n") is None
 
 
-def test_nothing_is_offered_without_support_or_without_typed_text() -> None:
+def test_nothing_is_offered_without_support() -> None:
     continuer = LineContinuer()
     assert continuer.continuation("a = 1\nzzz", "\n") is None  # never seen
-    assert continuer.continuation("a = 1\n    ", "\n") is None  # nothing typed on the line
+    assert continuer.continuation("a = 1\n    ", "\n") is None  # this indentation never seen
     assert continuer.continuation("no line break", "\n") is None
+
+
+def test_an_empty_line_is_continued_from_the_line_break_and_indentation_before_it() -> None:
+    found = LineContinuer().continuation("def f():\n    return 1\ndef g():\n    ", "\n")
+    assert found is not None and found.text == "return 1"
 
 
 def test_requests_on_other_text_never_see_the_last_one_s_tokens() -> None:
