@@ -137,8 +137,9 @@ def copy_candidate(prefix: str, suffix: str, related: RelatedLines | None = None
     typed = _typed(prefix)
     if typed is None:
         return None
-    above = prefix[: len(prefix) - len(typed)].split("\n")[-LINES_ABOVE - 1:-1]
-    below = suffix.split("\n")[1:LINES_BELOW + 1]
+    # rsplit/split with a bound: a huge document is not split whole on every keystroke.
+    above = prefix.rsplit("\n", LINES_ABOVE + 1)[-LINES_ABOVE - 1:-1]
+    below = suffix.split("\n", LINES_BELOW + 1)[1:LINES_BELOW + 1]
     rests = Counter(line[len(typed):] for line in _stripped_lines((*above, *below))
                     if len(line) > len(typed) and line.startswith(typed))
     copied = _agreed(rests, typed, suffix, FILE_KINDS, MIN_TYPED)
@@ -158,7 +159,8 @@ def _agreed(
     if not rests:
         return None
     rest, count = rests.most_common(1)[0]
-    after = suffix.split("\n", 1)[0].rstrip()
+    line_end = suffix.find("\n")
+    after = (suffix if line_end < 0 else suffix[:line_end]).rstrip()
     if after:  # the text after the cursor must be the end of the copied rest
         if not rest.endswith(after) or rest == after:
             return None

@@ -32,6 +32,7 @@ MAX_ORDER = 6  # tokens of context matched at most
 MAX_TOKENS = 30  # tokens written at most
 PREFIX_CHARS = 12_000  # text around the cursor that is searched
 SUFFIX_CHARS = 4_000
+MAX_LINE_CHARS = 400  # longer lines around the cursor: no continuation
 HEAD_STEP = 4_096  # the searched text above starts at a multiple of this
 MAX_VOCABULARY = 200_000  # distinct token strings kept between requests before starting over
 # Tokens as a reader sees them: a line break with the next line's indentation, a run of
@@ -80,15 +81,18 @@ class LineContinuer:
     def continuation(self, prefix: str, suffix: str) -> Continuation | None:
         """The rest of the cursor's line, or None when nothing around supports one or the
         text after the cursor on its line is not how the continuation ends."""
-        line_start = prefix.rfind("\n")
-        if line_start < 0:  # the line break and indentation are the run an empty line continues
+        # The line break and indentation are the run an empty line continues. Lines longer
+        # than MAX_LINE_CHARS (minified code, data) are not worth reading on every keystroke.
+        line_start = prefix.rfind("\n", max(0, len(prefix) - MAX_LINE_CHARS - 1))
+        line_end = suffix.find("\n", 0, MAX_LINE_CHARS + 1)
+        if line_end < 0 and len(suffix) <= MAX_LINE_CHARS:
+            line_end = len(suffix)  # the last line of the file
+        if line_start < 0 or line_end < 0:
             return None
         if len(self._strings) > MAX_VOCABULARY:
             self._reset()
         head = self._head_ids(prefix, line_start)
-        line = self._encode(TOKEN.findall(prefix[line_start:]))
-        line_end = suffix.find("\n")
-        line_end = len(suffix) if line_end < 0 else line_end
+        line = self._encode(TOKEN.findall(prefix, line_start))
         after_cursor = np.concatenate([self._encode(TOKEN.findall(suffix, 0, line_end)),
                                        self._tail_ids(suffix[line_end:line_end + SUFFIX_CHARS])])
         context = [*head[-MAX_ORDER:].tolist(), *line.tolist()]
@@ -105,7 +109,7 @@ class LineContinuer:
             return None
         written, min_order, min_share, min_count = found
         text = written[len(partial):].rstrip()
-        after = suffix.split("\n", 1)[0].rstrip()
+        after = suffix[:line_end].rstrip()
         if after:  # the text after the cursor must be the end of the continuation
             if not text.endswith(after) or text == after:
                 return None
