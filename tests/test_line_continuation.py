@@ -117,3 +117,11 @@ def test_calibration_fits_on_held_out_continuations_and_stores_it(
     (folder / "config.json").write_text(json.dumps({**config, "calibration": {}}))
     assert "too few of each outcome" in calibrate_continuation(folder, [])
     assert CONFIG_KEY not in json.loads((folder / "config.json").read_text())["calibration"]
+
+
+def test_lines_too_long_to_read_on_every_keystroke_get_nothing() -> None:
+    data = "values = [" + "1, " * 200
+    continuer = LineContinuer()
+    assert continuer.continuation(f"{data}]\n{data}", "]\n") is None  # the cursor's line is too long
+    assert continuer.continuation("values = [1, 2]\nvalues = [", "]" + " " * 500 + "\n") is None
+    assert continuer.continuation("values = [1, 2]\nvalues = [", "]\n") is not None
