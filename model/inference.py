@@ -215,6 +215,7 @@ class FimCompleter:
     def continuation_features(
         self, continuation: Continuation, first_pass: np.ndarray, network_text: str
     ) -> list[float] | None:
+        """The continuation calibrator's inputs; None when it doesn't fit the canvas."""
         checked = self.copy_check_features(continuation.text, CONTINUED, first_pass)
         return None if checked is None else continuation.features(checked, network_text)
 
