@@ -150,6 +150,18 @@ def copy_candidate(prefix: str, suffix: str, related: RelatedLines | None = None
     return copied
 
 
+def before_text_after_cursor(rest: str, after_cursor: str) -> str | None:
+    """``rest`` (a candidate for the rest of the line) without the text already after the
+    cursor on the line, which must be how it ends; None when it isn't, or nothing but
+    blanks is left to insert."""
+    after = after_cursor.rstrip()
+    if after:
+        if not rest.endswith(after) or rest == after:
+            return None
+        rest = rest[: len(rest) - len(after)]
+    return rest if rest.strip() else None
+
+
 def _agreed(
     rests: Counter[str], typed: str, suffix: str, kinds: tuple[str, str, str, str], min_typed_for_weak: int
 ) -> CopiedLine | None:
@@ -160,13 +172,10 @@ def _agreed(
         return None
     rest, count = rests.most_common(1)[0]
     line_end = suffix.find("\n")
-    after = (suffix if line_end < 0 else suffix[:line_end]).rstrip()
-    if after:  # the text after the cursor must be the end of the copied rest
-        if not rest.endswith(after) or rest == after:
-            return None
-        rest = rest[: len(rest) - len(after)]
-    if not rest.strip():
+    cut = before_text_after_cursor(rest, suffix if line_end < 0 else suffix[:line_end])
+    if cut is None:
         return None
+    rest = cut
     agree_3, agree_2, agree_1, majority = kinds
     if len(rests) == 1 and count >= 3:
         kind = agree_3

@@ -28,6 +28,8 @@ from itertools import islice
 
 import numpy as np
 
+from model.fim_patterns import before_text_after_cursor
+
 MAX_ORDER = 6  # tokens of context matched at most
 MAX_TOKENS = 30  # tokens written at most
 PREFIX_CHARS = 12_000  # text around the cursor that is searched
@@ -60,8 +62,7 @@ class Continuation:
         mean_logp, min_logp, end_logp = first_pass_logps[:3]
         agrees = float(network_text.rstrip() == self.text.rstrip())
         return [mean_logp, min_logp, end_logp, agrees, math.log(self.min_order), self.min_share,
-                math.log(self.min_count),
-                math.log(len(self.text))]
+                math.log(self.min_count), math.log(len(self.text))]
 
 
 class LineContinuer:
@@ -108,13 +109,8 @@ class LineContinuer:
         if found is None:
             return None
         written, min_order, min_share, min_count = found
-        text = written[len(partial):].rstrip()
-        after = suffix[:line_end].rstrip()
-        if after:  # the text after the cursor must be the end of the continuation
-            if not text.endswith(after) or text == after:
-                return None
-            text = text[: len(text) - len(after)]
-        return Continuation(text, min_order, min_share, min_count) if text.strip() else None
+        text = before_text_after_cursor(written[len(partial):].rstrip(), suffix[:line_end])
+        return None if text is None else Continuation(text, min_order, min_share, min_count)
 
     def _continue(
         self, pool: np.ndarray, context: list[int], allowed: np.ndarray | None
