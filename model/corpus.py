@@ -87,21 +87,29 @@ def stdlib_files() -> Iterator[SourceFile]:
             continue
 
 
+def download_sdist(requirement: str, name: str, dest: Path) -> str | None:
+    """Fetch one sdist with pip (no dependencies) into ``dest``; pip's last words on failure."""
+    # Build isolation: pip reads an sdist's metadata with its own build backend (hatchling,
+    # flit, poetry…), which a fresh venv does not have. Only the package itself must be an
+    # sdist: with ``--no-binary :all:`` the backends' own dependencies were built from
+    # source too, and those that need Rust or a newer backend failed (mypy, bidict…).
+    cmd = [sys.executable, "-m", "pip", "download", "-q", "--no-deps", "--no-binary", name,
+           "--ignore-requires-python", "-d", str(dest), requirement]
+    done = subprocess.run(cmd, capture_output=True, text=True, timeout=600, check=False)
+    return None if done.returncode == 0 else done.stderr.strip()[-200:]
+
+
 def download_sdists(requirements: Iterable[str], dest: Path, workers: int = 4) -> None:
-    """Fetch source distributions with pip (sdists only, no dependencies)."""
+    """Fetch the pinned source distributions (those not in ``dest`` yet)."""
     dest.mkdir(parents=True, exist_ok=True)
 
     def fetch(req: str) -> None:
         name = package_name(req)
-        if name in EXCLUDED_NAMES or any(p.name.lower().startswith(name) for p in dest.iterdir()):
+        # The exact package: ``requests`` is not ``requests-oauthlib``, downloaded first.
+        if name in EXCLUDED_NAMES or any(sdist_package(p) == name for p in dest.iterdir() if p.is_file()):
             return
-        # Build isolation: pip reads an sdist's metadata with its own build backend
-        # (hatchling, flit, poetry…), which a fresh venv does not have.
-        cmd = [sys.executable, "-m", "pip", "download", "-q", "--no-deps",
-               "--no-binary", ":all:", "--ignore-requires-python", "-d", str(dest), req]
-        done = subprocess.run(cmd, capture_output=True, text=True, timeout=600, check=False)
-        if done.returncode != 0:
-            log.warning("could not download %s: %s", req, done.stderr.strip()[-200:])
+        if (error := download_sdist(req, name, dest)) is not None:
+            log.warning("could not download %s: %s", req, error)
 
     with ThreadPoolExecutor(workers) as pool:
         list(pool.map(fetch, requirements))
@@ -143,6 +151,11 @@ def _sdist_stem(archive: Path) -> str:
     for suffix in (".tar.gz", ".tgz", ".tar.bz2", ".zip"):
         stem = stem.removesuffix(suffix)
     return stem
+
+
+def sdist_package(archive: Path) -> str:
+    """The package an sdist holds (``requests_oauthlib-2.0.0.tar.gz`` → ``requests-oauthlib``)."""
+    return package_name(_sdist_stem(archive).rsplit("-", 1)[0])
 
 
 def sdist_metadata(archive: Path) -> tuple[str, str]:
@@ -189,7 +202,7 @@ def write_package_index(corpus_dir: Path, sdist_dir: Path) -> list[PackageInfo]:
             entry = totals.setdefault((source.package, split), [0, 0])
             entry[0] += 1
             entry[1] += len(source.text)
-    archives = {_sdist_stem(a).rsplit("-", 1)[0].replace("_", "-"): a
+    archives = {sdist_package(a): a
                 for a in (sorted(sdist_dir.iterdir()) if sdist_dir.is_dir() else []) if a.is_file()}
     index = []
     for (package, split), (files, characters) in sorted(totals.items()):
@@ -218,7 +231,7 @@ def package_table(index: list[PackageInfo]) -> str:
 
 def sdist_files(archive: Path) -> Iterator[SourceFile]:
     """Python sources of one sdist, with its top folder (``name-version/``) stripped."""
-    package = _sdist_stem(archive).rsplit("-", 1)[0].replace("_", "-")
+    package = sdist_package(archive)
     for name, raw in _archive_members(archive):
         rel = name.split("/", 1)[-1]
         try:

@@ -8,13 +8,19 @@ from __future__ import annotations
 
 import json
 import logging
-import subprocess
-import sys
 from collections.abc import Iterable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from model.corpus import DEV_PACKAGES, EXCLUDED_NAMES, is_excluded_path, looks_usable, package_name, sdist_files
+from model.corpus import (
+    DEV_PACKAGES,
+    EXCLUDED_NAMES,
+    download_sdist,
+    is_excluded_path,
+    looks_usable,
+    package_name,
+    sdist_files,
+)
 from model.next_edit_examples import EditPair, line_hunks
 
 log = logging.getLogger(__name__)
@@ -30,11 +36,8 @@ def download_previous_releases(requirements: Iterable[str], dest: Path, workers:
         name, _, version = requirement.partition("==")
         if package_name(name) in EXCLUDED_NAMES or not version:
             return
-        cmd = [sys.executable, "-m", "pip", "download", "-q", "--no-deps", "--no-binary", ":all:",
-               "--ignore-requires-python", "-d", str(dest), f"{name}<{version}"]
-        done = subprocess.run(cmd, capture_output=True, text=True, timeout=600, check=False)
-        if done.returncode != 0:
-            log.warning("no earlier release of %s: %s", name, done.stderr.strip()[-200:])
+        if (error := download_sdist(f"{name}<{version}", package_name(name), dest)) is not None:
+            log.warning("no earlier release of %s: %s", name, error)
 
     with ThreadPoolExecutor(workers) as pool:
         list(pool.map(fetch, requirements))

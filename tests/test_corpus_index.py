@@ -2,6 +2,7 @@
 
 import io
 import json
+import subprocess
 import tarfile
 from pathlib import Path
 
@@ -51,3 +52,32 @@ def test_building_the_corpus_writes_the_index_beside_it(tmp_path: Path, monkeypa
     assert index["stdlib"]["licence"] == "PSF-2.0"
     table = package_table([PackageInfo(**row) for row in index.values()])
     assert "| widget | 1.2 | Apache-2.0 | train | 1 |" in table
+
+
+def test_only_the_package_itself_must_be_an_sdist(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Its build backend's dependencies may come as wheels: built from source, some needed
+    # Rust or a newer backend, and mypy, bidict and isort dropped out of the corpus.
+    calls: list[list[str]] = []
+
+    def fake_run(cmd: list[str], **_: object) -> subprocess.CompletedProcess[str]:
+        calls.append(cmd)
+        failed = "broken==1.0" in cmd
+        return subprocess.CompletedProcess(cmd, 1 if failed else 0, "", "no metadata" if failed else "")
+
+    monkeypatch.setattr(subprocess, "run", fake_run)
+    assert corpus.download_sdist("mypy==2.4.1", "mypy", tmp_path) is None
+    assert corpus.download_sdist("broken==1.0", "broken", tmp_path) == "no metadata"
+    first = calls[0]
+    assert first[first.index("--no-binary") + 1] == "mypy"
+    assert ":all:" not in first and "--no-deps" in first and first[-1] == "mypy==2.4.1"
+
+
+def test_a_package_is_not_skipped_for_another_whose_name_it_starts(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # requests-oauthlib downloaded first once made requests look present: it was left out.
+    (tmp_path / "requests_oauthlib-2.0.0.tar.gz").write_bytes(b"")
+    fetched: list[str] = []
+    monkeypatch.setattr(corpus, "download_sdist", lambda req, name, dest: fetched.append(req))
+    corpus.download_sdists(["requests==2.34.2", "requests-oauthlib==2.0.0"], tmp_path, workers=1)
+    assert fetched == ["requests==2.34.2"]
