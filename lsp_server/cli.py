@@ -77,6 +77,14 @@ def build_parser() -> argparse.ArgumentParser:
     corpus = commands.add_parser("corpus", help="index the built corpus: packages, versions, licences, sizes")
     corpus.add_argument("--work-dir", type=Path, default=DEFAULT_WORK_DIR, help="where `redraft train` built it")
 
+    phrases = commands.add_parser(
+        "phrases", help="build the corpus phrase table (line continuations from the training code) into a model")
+    phrases.add_argument("--work-dir", type=Path, default=DEFAULT_WORK_DIR,
+                         help="where `redraft train` built the corpus")
+    phrases.add_argument("--into", type=Path, help="model folder to write it into (default: --model or shipped)")
+    phrases.add_argument("--chars", type=int, default=40_000_000, help="characters of training code counted")
+    phrases.add_argument("--min-count", type=int, default=6, help="runs seen fewer times are not kept")
+
     calibrate = commands.add_parser("calibrate", help="calibrate FIM and next-edit confidence on held-out code")
     calibrate.add_argument("--dev", type=Path, required=True, help="the corpus dev split (dev.jsonl)")
     calibrate.add_argument("--cases", type=int, default=400)
@@ -84,7 +92,8 @@ def build_parser() -> argparse.ArgumentParser:
     calibrate.add_argument("--plot", type=Path, help="also draw the FIM precision-vs-shown curve to this PNG")
     calibrate.add_argument("--only", choices=("fim", "fim-copy", "next-edit"),
                            help="calibrate one part (default all); fim includes fim-copy: the copied-line "
-                                "buckets, the network's check of weak copies and line continuations")
+                                "buckets, the network's check of weak copies and line continuations (the "
+                                "file's and the phrase table's)")
 
     ablate = commands.add_parser("ablate", help="train small models side by side, one design choice changed in each")
     ablate.add_argument("--work-dir", type=Path, required=True, help="holds corpus/ (from `redraft train`)")
@@ -158,6 +167,8 @@ def main(argv: list[str] | None = None) -> int:
             return commands.corpus(args)
         if args.command == "demo":
             return commands.demo(args)
+        if args.command == "phrases":
+            return commands.phrases(args)
         if args.command == "train":
             return commands.train(args)
         return commands.bench(args)

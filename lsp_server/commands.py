@@ -60,6 +60,7 @@ def _show_completion(
     from model.fim_patterns import WORKSPACE_KINDS, RelatedLines
     from model.inference import CompletionRequest, FimCompleter
     from model.line_continuation import KIND as CONTINUED
+    from model.phrase_table import KIND as PHRASE
 
     assert isinstance(completer, FimCompleter)
     assert related is None or isinstance(related, RelatedLines)
@@ -75,6 +76,8 @@ def _show_completion(
     source = f"{best.tokens} tokens in {best.steps} steps"
     if best.copied == CONTINUED:
         source = "the line continued as these tokens continue elsewhere in the file"
+    elif best.copied == PHRASE:
+        source = "the line continued as these tokens most often continue in the training code"
     elif best.copied:
         source = "copied from the workspace's other files" if best.copied in WORKSPACE_KINDS \
             else "copied from a line of the file"
@@ -190,6 +193,7 @@ def train_on_repo(args: argparse.Namespace) -> int:
 
     from model.checkpoint import load_model
     from model.model_folder import CONFIG_FILE, SHIPPED_DIR
+    from model.phrase_table import PHRASES_FILE
     from model.pipeline import export_model
     from model.repo_corpus import build_repo_corpus
     from model.train import TrainConfig
@@ -219,7 +223,10 @@ def train_on_repo(args: argparse.Namespace) -> int:
     )
     losses = run_training(config, starting.tokenizer)
     export_model(run_dir, export)
-    # The edit patterns' measured precision and the FIM calibrator carry over from the start.
+    # The edit patterns' measured precision, the FIM calibrators and the corpus phrase table
+    # carry over from the start.
+    if (Path(start_from) / PHRASES_FILE).is_file():
+        shutil.copyfile(Path(start_from) / PHRASES_FILE, export / PHRASES_FILE)
     calibration = starting.metadata.get("calibration")
     if isinstance(calibration, dict):
         exported = json.loads((export / CONFIG_FILE).read_text())
@@ -255,6 +262,28 @@ def corpus(args: argparse.Namespace) -> int:
     if not (corpus_dir / "train.jsonl").is_file():
         raise FileNotFoundError(f"no corpus in {corpus_dir}: `redraft train --work-dir {args.work_dir}` builds it")
     print(package_table(write_package_index(corpus_dir, args.work_dir / "sdists")))
+    return 0
+
+
+def phrases(args: argparse.Namespace) -> int:
+    """``redraft phrases``: the corpus phrase table, written into a model folder."""
+    from model.model_folder import SHIPPED_DIR
+    from model.phrase_table import PHRASES_FILE, build_phrase_table
+    from model.pipeline import training_sample
+
+    corpus_dir = args.work_dir / "corpus"
+    if not (corpus_dir / "train.jsonl").is_file():
+        raise FileNotFoundError(f"no corpus in {corpus_dir}: `redraft train --work-dir {args.work_dir}` builds it")
+    model_dir = args.into or args.model or SHIPPED_DIR
+    if not model_dir.is_dir():
+        raise FileNotFoundError(f"no model folder {model_dir}")
+    sample = training_sample(corpus_dir, args.chars)
+    table = build_phrase_table(sample, args.min_count)
+    table.save(model_dir / PHRASES_FILE)
+    print(f"{len(table):,} runs of up to 6 tokens ({len(table.vocabulary):,} distinct tokens) from "
+          f"{sum(map(len, sample)) / 1e6:.1f} M characters of {corpus_dir / 'train.jsonl'} → "
+          f"{model_dir / PHRASES_FILE}\ncalibrate it with: redraft --model {model_dir} calibrate --dev "
+          f"{corpus_dir / 'dev.jsonl'} --only fim-copy")
     return 0
 
 

@@ -22,7 +22,10 @@ from model.fim_patterns import COPY_KINDS, LineIndex, RelatedLines, copy_candida
 from model.inference import CompletionRequest, FimCompleter
 from model.line_continuation import CONFIG_KEY as CONTINUATION_KEY
 from model.line_continuation import CONTINUATION_FEATURES, LineContinuer
+from model.line_continuation import KIND as CONTINUED
 from model.model_folder import CONFIG_FILE
+from model.phrase_table import CONFIG_KEY as PHRASE_KEY
+from model.phrase_table import KIND as PHRASE
 from model.plots import plot_precision_curve
 from model.serving import load_served_model
 
@@ -178,31 +181,47 @@ def fit_half_and_store(
 
 
 def calibrate_continuation(model_dir: Path, dev_files: list[SourceFile], seed: int = 8) -> str:
-    """Fit the confidence of line continuations (``line_continuation.py``) on half of the
-    held-out spans where one is offered (as served: no copied line, from the file or its
-    package, fired), write it into ``model_dir/config.json``, and report it on the other half."""
-    completer = FimCompleter(load_served_model(model_dir))
+    """Fit the confidence of line continuations — from the file (``line_continuation.py``)
+    and from the corpus (``phrase_table.py``, when the model folder has one) — each on half
+    of the held-out spans where it is offered as served (no copied line, from the file or
+    its package, fired), write them into ``model_dir/config.json``, and report each on the
+    other half."""
+    loaded = load_served_model(model_dir)
+    completer = FimCompleter(loaded)
     continuer = LineContinuer()
-    rows: list[list[float]] = []
-    labels: list[bool] = []
+    cases: dict[str, tuple[list[list[float]], list[bool]]] = {CONTINUED: ([], []), PHRASE: ([], [])}
     for prefix, middle, suffix, related in with_workspace(dev_files, COPY_CASES, seed):
         if copy_candidate(prefix, suffix, related) is not None:
             continue
-        continuation = continuer.continuation(prefix, suffix)
-        if continuation is None:
+        offered = [continuer.continuation(prefix, suffix),
+                   None if loaded.phrases is None else loaded.phrases.continuation(prefix, suffix)]
+        if not any(offered):
             continue
         network_text = completer.complete(CompletionRequest(prefix, suffix, copy_lines=False))[0].text
-        values = completer.continuation_features(continuation, completer.first_pass(prefix, suffix), network_text)
-        if values is not None:
-            rows.append(values)
-            labels.append(same_code(continuation.text, middle))
-    table = fit_half_and_store(model_dir, CONTINUATION_KEY, CONTINUATION_FEATURES, rows, labels)
-    if table is None:
-        return f"line continuations: {len(rows)} held-out, too few of each outcome to fit; not written"
-    half = len(rows) // 2
-    return (f"line continuations: offered on {len(rows)} of {COPY_CASES} held-out spans, "
-            f"{sum(labels) / max(1, len(labels)):.1%} right; fitted on {half}, measured on {len(rows) - half} "
-            f"(shown = share of those):\n{table}")
+        first_pass = completer.first_pass(prefix, suffix)
+        for continuation in offered:
+            values = None if continuation is None else \
+                completer.continuation_features(continuation, first_pass, network_text)
+            if continuation is not None and values is not None:
+                rows, labels = cases[continuation.kind]
+                rows.append(values)
+                labels.append(same_code(continuation.text, middle))
+    reports = []
+    for kind, key, name in ((CONTINUED, CONTINUATION_KEY, "line continuations"),
+                            (PHRASE, PHRASE_KEY, "corpus phrases")):
+        rows, labels = cases[kind]
+        if kind == PHRASE and loaded.phrases is None:
+            reports.append(f"{name}: the model folder has no phrase table (`redraft phrases` builds one)")
+            continue
+        table = fit_half_and_store(model_dir, key, CONTINUATION_FEATURES, rows, labels)
+        if table is None:
+            reports.append(f"{name}: {len(rows)} held-out, too few of each outcome to fit; not written")
+            continue
+        half = len(rows) // 2
+        reports.append(f"{name}: offered on {len(rows)} of {COPY_CASES} held-out spans, "
+                       f"{sum(labels) / max(1, len(labels)):.1%} right; fitted on {half}, measured on "
+                       f"{len(rows) - half} (shown = share of those):\n{table}")
+    return "\n".join(reports)
 
 
 def calibrate(

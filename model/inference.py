@@ -18,6 +18,7 @@ from model.formats import ContextBudget, context_ids, middle_from_canvas
 from model.line_continuation import CONFIG_KEY as CONTINUATION_KEY
 from model.line_continuation import CONTINUATION_FEATURES, Continuation, LineContinuer
 from model.line_continuation import KIND as CONTINUED
+from model.phrase_table import CONFIG_KEY as PHRASE_KEY
 from model.sampler import CommitRule, Denoised, SamplerSettings, denoise
 from model.serving import Cache, Room, ServedModel
 
@@ -30,7 +31,7 @@ class Candidate:
     tokens: int  # committed tokens up to end-of-middle
     trace: list[str] = field(default_factory=list)  # intermediate states, when asked for
     features: list[float] = field(default_factory=list)  # what the calibrator reads
-    copied: str = ""  # the copied-line bucket (fim_patterns.py), or line_continuation.KIND
+    copied: str = ""  # the copied-line bucket (fim_patterns.py), line_continuation.KIND or phrase_table.KIND
 
 
 @dataclass(frozen=True)
@@ -47,7 +48,7 @@ class CompletionRequest:
     freeze_tail: bool = True  # passes after the end is placed stop at it (sampler.py)
     # Also offer the rest of a line that starts like this one (fim_patterns.py) or, when
     # there is none, the cursor's line continued as its last tokens continue elsewhere
-    # in the file (line_continuation.py).
+    # in the file (line_continuation.py) or in the training code (phrase_table.py).
     copy_lines: bool = True
     related: RelatedLines | None = None  # the workspace's other files, for copies the file can't give
     # The server's threshold: then only which side of it a candidate falls matters, and
@@ -98,6 +99,10 @@ class FimCompleter:
         self.continuation_check = Calibrator.from_dict(raw_continuation, CONTINUATION_FEATURES) \
             if isinstance(raw_continuation, dict) else None
         self.continuer = LineContinuer()
+        raw_phrase = calibration.get(PHRASE_KEY)
+        self.phrase_check = Calibrator.from_dict(raw_phrase, CONTINUATION_FEATURES) \
+            if isinstance(raw_phrase, dict) else None
+        self.phrases = loaded.phrases
         self._cached_ids: list[int] = []
         self._cache: Cache | None = None
 
@@ -126,9 +131,8 @@ class FimCompleter:
         copied = self._copied_line(request) if request.copy_lines else None
         if copied is not None and request.candidates == 1 and copied.confidence >= COPY_SKIPS_MODEL_AT:
             return [copied]
-        continuation = None
-        if request.copy_lines and copied is None and self.continuation_check is not None:
-            continuation = self.continuer.continuation(request.prefix, request.suffix)
+        continuations = self.continuations(request.prefix, request.suffix) \
+            if request.copy_lines and copied is None else []
         settings = SamplerSettings(request.canvas_size, request.threshold, request.max_steps, request.rule,
                                    request.length_first, request.freeze_tail)
         ids, room = self.prepare(request.prefix, request.suffix, settings.canvas_size)
@@ -142,8 +146,10 @@ class FimCompleter:
         if copied is not None and copied.copied in CHECKED_KINDS and self.copy_check is not None \
                 and runs[0].first_pass is not None:
             copied = self._checked(copied, self.copy_check, runs[0].first_pass)
-        if continuation is not None and self.continuation_check is not None and runs[0].first_pass is not None:
-            copied = self._continued(continuation, self.continuation_check, runs[0])
+        for continuation in continuations:  # the more confident of the file's and the corpus's
+            continued = self._continued(continuation, runs[0])
+            if continued is not None and (copied is None or continued.confidence > copied.confidence):
+                copied = continued
         if request.candidates > 1 and room.pending is None:
             runs.extend(self._alternatives(room.context_cache(), settings, request, should_stop))
         seen: set[str] = set()
@@ -199,18 +205,30 @@ class FimCompleter:
             return copied
         return replace(copied, confidence=min(MAX_CONFIDENCE, check(values)), features=values)
 
-    def _continued(self, continuation: Continuation, check: Calibrator, network_run: Denoised) -> Candidate | None:
-        """A continuation of the line (``line_continuation.py``), as confident as the
-        calibrator says from its support, the network's first pass, and whether the
-        network wrote the same."""
-        assert network_run.first_pass is not None
+    def continuations(self, prefix: str, suffix: str) -> list[Continuation]:
+        """The cursor's line continued as the file continues its last tokens, and as the
+        training code does (``phrase_table.py``); each only once calibrated."""
+        found = []
+        if self.continuation_check is not None:
+            found.append(self.continuer.continuation(prefix, suffix))
+        if self.phrases is not None and self.phrase_check is not None:
+            found.append(self.phrases.continuation(prefix, suffix))
+        return [c for c in found if c is not None]
+
+    def _continued(self, continuation: Continuation, network_run: Denoised) -> Candidate | None:
+        """A continuation of the line (``line_continuation.py``, ``phrase_table.py``), as
+        confident as its calibrator says from its support, the network's first pass, and
+        whether the network wrote the same."""
+        check = self.continuation_check if continuation.kind == CONTINUED else self.phrase_check
+        if check is None or network_run.first_pass is None:
+            return None
         values = self.continuation_features(continuation, network_run.first_pass,
                                             middle_from_canvas(self.tokenizer, network_run.tokens))
         if values is None:
             return None
         length = len(self.tokenizer.encode(continuation.text))
         return Candidate(continuation.text, min(MAX_CONFIDENCE, check(values)), 0, length, features=values,
-                         copied=CONTINUED)
+                         copied=continuation.kind)
 
     def continuation_features(
         self, continuation: Continuation, first_pass: np.ndarray, network_text: str

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from itertools import islice
 
@@ -55,6 +56,7 @@ class Continuation:
     min_order: int  # the shortest run of context tokens a step backed off to
     min_share: float  # the smallest share the chosen token had among a step's followers
     min_count: int  # the fewest times a chosen token followed its run
+    kind: str = KIND  # this module's, or phrase_table.KIND (the same features, its own calibrator)
 
     def features(self, first_pass_logps: list[float], network_text: str) -> list[float]:
         """The calibrator's inputs (``CONTINUATION_FEATURES``); ``first_pass_logps`` are the
@@ -63,6 +65,33 @@ class Continuation:
         agrees = float(network_text.rstrip() == self.text.rstrip())
         return [mean_logp, min_logp, end_logp, agrees, math.log(self.min_order), self.min_share,
                 math.log(self.min_count), math.log(len(self.text))]
+
+
+# A step of a continuation: the token chosen, the length of the run it followed, its share
+# among that run's followers and its count.
+Step = tuple[int, int, float, int]
+
+
+def write_line(
+    choose: Callable[[list[int], bool], Step | None], strings: list[str], context: list[int]
+) -> tuple[str, int, float, int] | None:
+    """Append the token ``choose`` picks after ``context`` (told whether it is the first)
+    until the line ends or ``MAX_TOKENS``: the text, and the weakest run length, share and
+    count of its steps; None when nothing was written."""
+    written: list[str] = []
+    min_order, min_share, min_count = MAX_ORDER, 1.0, 1 << 30
+    for _ in range(MAX_TOKENS):
+        chosen = choose(context, not written)
+        if chosen is None:
+            break
+        token, order, share, count = chosen
+        text = strings[token]
+        if text.startswith("\n"):
+            break  # the line ends
+        written.append(text)
+        context.append(token)
+        min_order, min_share, min_count = min(min_order, order), min(min_share, share), min(min_count, count)
+    return ("".join(written), min_order, min_share, min_count) if written else None
 
 
 class LineContinuer:
@@ -115,20 +144,8 @@ class LineContinuer:
     def _continue(
         self, pool: np.ndarray, context: list[int], allowed: np.ndarray | None
     ) -> tuple[str, int, float, int] | None:
-        written: list[str] = []
-        min_order, min_share, min_count = MAX_ORDER, 1.0, 1 << 30
-        for _ in range(MAX_TOKENS):
-            chosen = self._next(pool, context, allowed if not written else None)
-            if chosen is None:
-                break
-            token, order, share, count = chosen
-            text = self._strings[token]
-            if text.startswith("\n"):
-                break  # the line ends
-            written.append(text)
-            context.append(token)
-            min_order, min_share, min_count = min(min_order, order), min(min_share, share), min(min_count, count)
-        return ("".join(written), min_order, min_share, min_count) if written else None
+        return write_line(lambda ctx, first: self._next(pool, ctx, allowed if first else None), self._strings,
+                          context)
 
     @staticmethod
     def _next(

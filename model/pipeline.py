@@ -42,22 +42,29 @@ def prepare_corpus(work_dir: Path, download: bool, max_files: int | None = None)
     return corpus_dir
 
 
-def prepare_tokenizer(corpus_dir: Path, path: Path, vocab_size: int) -> CodeTokenizer:
-    """Train the byte-level BPE on a sample of the training split, once."""
-    if path.is_file():
-        return CodeTokenizer.load(path)
+def training_sample(corpus_dir: Path, max_chars: int) -> list[str]:
+    """Whole files of the training split, in a fixed random order, until ``max_chars``."""
     files = read_corpus(corpus_dir / "train.jsonl")
     random.Random(0).shuffle(files)
     sample, size = [], 0
     for source in files:
         sample.append(source.text)
         size += len(source.text)
-        if size > TOKENIZER_SAMPLE_CHARS:
+        if size > max_chars:
             break
+    return sample
+
+
+def prepare_tokenizer(corpus_dir: Path, path: Path, vocab_size: int) -> CodeTokenizer:
+    """Train the byte-level BPE on a sample of the training split, once."""
+    if path.is_file():
+        return CodeTokenizer.load(path)
+    sample = training_sample(corpus_dir, TOKENIZER_SAMPLE_CHARS)
     tokenizer = CodeTokenizer.train(sample, vocab_size)
     path.parent.mkdir(parents=True, exist_ok=True)
     tokenizer.save(path)
-    log.info("tokenizer: %d tokens trained on %.1fM characters", tokenizer.vocab_size, size / 1e6)
+    log.info("tokenizer: %d tokens trained on %.1fM characters", tokenizer.vocab_size,
+             sum(map(len, sample)) / 1e6)
     return tokenizer
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import logging
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -19,6 +19,7 @@ import numpy as np
 
 from model.architecture import NetworkConfig, weight_shapes
 from model.model_folder import SHIPPED_DIR, WEIGHTS_FILE, ModelLoadError, read_folder
+from model.phrase_table import PhraseTable, read_phrases
 from model.tokenizer import CodeTokenizer
 
 log = logging.getLogger(__name__)
@@ -86,6 +87,7 @@ class ServedModel:
     network: ServingNetwork
     tokenizer: CodeTokenizer
     metadata: dict[str, Any]
+    phrases: PhraseTable | None = None  # the corpus's line continuations, when the folder has them
 
 
 def read_weights(folder: Path, config: NetworkConfig) -> dict[str, np.ndarray]:
@@ -117,7 +119,7 @@ def load_served_model(folder: Path = SHIPPED_DIR) -> ServedModel:
         except Exception as exc:  # a missing or broken onnxruntime: torch still serves
             log.warning("ONNX Runtime can't serve here (%s); serving with torch", exc)
         else:
-            return ServedModel(network, contents.tokenizer, contents.metadata)
+            return ServedModel(network, contents.tokenizer, contents.metadata, read_phrases(folder))
     from model.torch_serving import load_torch_served
 
-    return load_torch_served(folder, int8)
+    return replace(load_torch_served(folder, int8), phrases=read_phrases(folder))
