@@ -26,6 +26,7 @@ from model.line_continuation import KIND as CONTINUED
 from model.model_folder import CONFIG_FILE
 from model.phrase_table import CONFIG_KEY as PHRASE_KEY
 from model.phrase_table import KIND as PHRASE
+from model.phrase_table import PHRASE_FEATURES
 from model.plots import plot_precision_curve
 from model.serving import load_served_model
 
@@ -193,27 +194,27 @@ def calibrate_continuation(model_dir: Path, dev_files: list[SourceFile], seed: i
     for prefix, middle, suffix, related in with_workspace(dev_files, COPY_CASES, seed):
         if copy_candidate(prefix, suffix, related) is not None:
             continue
-        offered = [continuer.continuation(prefix, suffix),
-                   None if loaded.phrases is None else loaded.phrases.continuation(prefix, suffix)]
-        if not any(offered):
+        offered = [c for c in (continuer.continuation(prefix, suffix),
+                               None if loaded.phrases is None else loaded.phrases.continuation(prefix, suffix))
+                   if c is not None]
+        if not offered:
             continue
         network_text = completer.complete(CompletionRequest(prefix, suffix, copy_lines=False))[0].text
         first_pass = completer.first_pass(prefix, suffix)
         for continuation in offered:
-            values = None if continuation is None else \
-                completer.continuation_features(continuation, first_pass, network_text)
-            if continuation is not None and values is not None:
+            values = completer.continuation_features(continuation, first_pass, network_text, prefix, offered)
+            if values is not None:
                 rows, labels = cases[continuation.kind]
                 rows.append(values)
                 labels.append(same_code(continuation.text, middle))
     reports = []
-    for kind, key, name in ((CONTINUED, CONTINUATION_KEY, "line continuations"),
-                            (PHRASE, PHRASE_KEY, "corpus phrases")):
+    for kind, key, names, name in ((CONTINUED, CONTINUATION_KEY, CONTINUATION_FEATURES, "line continuations"),
+                                   (PHRASE, PHRASE_KEY, PHRASE_FEATURES, "corpus phrases")):
         rows, labels = cases[kind]
         if kind == PHRASE and loaded.phrases is None:
             reports.append(f"{name}: the model folder has no phrase table (`redraft phrases` builds one)")
             continue
-        table = fit_half_and_store(model_dir, key, CONTINUATION_FEATURES, rows, labels)
+        table = fit_half_and_store(model_dir, key, names, rows, labels)
         if table is None:
             reports.append(f"{name}: {len(rows)} held-out, too few of each outcome to fit; not written")
             continue

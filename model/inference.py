@@ -19,6 +19,8 @@ from model.line_continuation import CONFIG_KEY as CONTINUATION_KEY
 from model.line_continuation import CONTINUATION_FEATURES, Continuation, LineContinuer
 from model.line_continuation import KIND as CONTINUED
 from model.phrase_table import CONFIG_KEY as PHRASE_KEY
+from model.phrase_table import KIND as PHRASE
+from model.phrase_table import PHRASE_FEATURES, phrase_features
 from model.sampler import CommitRule, Denoised, SamplerSettings, denoise
 from model.serving import Cache, Room, ServedModel
 
@@ -100,7 +102,7 @@ class FimCompleter:
             if isinstance(raw_continuation, dict) else None
         self.continuer = LineContinuer()
         raw_phrase = calibration.get(PHRASE_KEY)
-        self.phrase_check = Calibrator.from_dict(raw_phrase, CONTINUATION_FEATURES) \
+        self.phrase_check = Calibrator.from_dict(raw_phrase, PHRASE_FEATURES) \
             if isinstance(raw_phrase, dict) else None
         self.phrases = loaded.phrases
         self._cached_ids: list[int] = []
@@ -147,7 +149,7 @@ class FimCompleter:
                 and runs[0].first_pass is not None:
             copied = self._checked(copied, self.copy_check, runs[0].first_pass)
         for continuation in continuations:  # the more confident of the file's and the corpus's
-            continued = self._continued(continuation, runs[0])
+            continued = self._continued(continuation, runs[0], request.prefix, continuations)
             if continued is not None and (copied is None or continued.confidence > copied.confidence):
                 copied = continued
         if request.candidates > 1 and room.pending is None:
@@ -215,7 +217,9 @@ class FimCompleter:
             found.append(self.phrases.continuation(prefix, suffix))
         return [c for c in found if c is not None]
 
-    def _continued(self, continuation: Continuation, network_run: Denoised) -> Candidate | None:
+    def _continued(
+        self, continuation: Continuation, network_run: Denoised, prefix: str, offered: list[Continuation]
+    ) -> Candidate | None:
         """A continuation of the line (``line_continuation.py``, ``phrase_table.py``), as
         confident as its calibrator says from its support, the network's first pass, and
         whether the network wrote the same."""
@@ -223,7 +227,7 @@ class FimCompleter:
         if check is None or network_run.first_pass is None:
             return None
         values = self.continuation_features(continuation, network_run.first_pass,
-                                            middle_from_canvas(self.tokenizer, network_run.tokens))
+                                            middle_from_canvas(self.tokenizer, network_run.tokens), prefix, offered)
         if values is None:
             return None
         length = len(self.tokenizer.encode(continuation.text))
@@ -231,11 +235,19 @@ class FimCompleter:
                          copied=continuation.kind)
 
     def continuation_features(
-        self, continuation: Continuation, first_pass: np.ndarray, network_text: str
+        self, continuation: Continuation, first_pass: np.ndarray, network_text: str, prefix: str,
+        offered: list[Continuation],
     ) -> list[float] | None:
-        """The continuation calibrator's inputs; None when it doesn't fit the canvas."""
+        """The inputs of the continuation's calibrator (``offered``: every continuation of
+        this request); None when it doesn't fit the canvas."""
         checked = self.copy_check_features(continuation.text, CONTINUED, first_pass)
-        return None if checked is None else continuation.features(checked, network_text)
+        if checked is None:
+            return None
+        values = continuation.features(checked, network_text)
+        if continuation.kind != PHRASE:
+            return values
+        file_text = next((c.text for c in offered if c.kind != PHRASE), None)
+        return phrase_features(values, continuation.text, prefix, file_text)
 
     def _copied_line(self, request: CompletionRequest) -> Candidate | None:
         """The rest of a matching line (``fim_patterns.py``), as confident as its bucket

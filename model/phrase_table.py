@@ -27,7 +27,7 @@ import numpy as np
 from safetensors.numpy import load_file, save_file
 
 from model.fim_patterns import before_text_after_cursor
-from model.line_continuation import MAX_LINE_CHARS, TOKEN, WORD, Continuation, Step, write_line
+from model.line_continuation import CONTINUATION_FEATURES, MAX_LINE_CHARS, TOKEN, WORD, Continuation, Step, write_line
 from model.model_folder import ModelLoadError
 
 log = logging.getLogger(__name__)
@@ -35,6 +35,13 @@ log = logging.getLogger(__name__)
 PHRASES_FILE = "phrases.safetensors"
 CONFIG_KEY = "fim_phrase"
 KIND = "phrase"
+# The file's continuation's features, and: brackets still open on the line after the
+# phrase (a phrase that stops at "assertEqual(" is rarely the whole rest), and whether the
+# file's own continuation is the same text (two sources agreeing). Measured on the 2,333
+# held-out spans where a phrase was offered (two halves, each fitted on the other): at 0.5,
+# 70 right of 103 shown without them, 88 of 114 with them.
+PHRASE_FEATURES = (*CONTINUATION_FEATURES, "brackets_open", "file_agrees")
+_BRACKETS = str.maketrans("([{)]}", "((()))")
 MAX_ORDER = 6
 UNKNOWN = -1  # a token too rare to be kept: no run crosses it
 _MASK = (1 << 64) - 1
@@ -173,6 +180,12 @@ class PhraseTable:
         written, min_order, min_share, min_count = found
         rest = before_text_after_cursor(written[len(partial):].rstrip(), suffix[:line_end])
         return Continuation(rest, min_order, min_share, min_count, KIND) if rest else None
+
+
+def phrase_features(base: list[float], text: str, prefix: str, file_text: str | None) -> list[float]:
+    """``PHRASE_FEATURES``: the continuation's ``base`` features and this module's two."""
+    line = (prefix[prefix.rfind("\n", max(0, len(prefix) - MAX_LINE_CHARS)) + 1:] + text).translate(_BRACKETS)
+    return [*base, float(line.count("(") > line.count(")")), float(file_text == text)]
 
 
 def read_phrases(folder: Path) -> PhraseTable | None:

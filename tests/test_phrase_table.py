@@ -11,9 +11,19 @@ import model.calibrate_fim
 from model.calibrate_fim import calibrate_continuation
 from model.calibration import Calibrator
 from model.inference import CompletionRequest, FimCompleter
-from model.line_continuation import CONTINUATION_FEATURES
+from model.line_continuation import CONTINUATION_FEATURES, Continuation
 from model.model_folder import SHIPPED_DIR, ModelLoadError
-from model.phrase_table import CONFIG_KEY, KIND, PHRASES_FILE, PhraseTable, build_phrase_table, read_phrases, run_hashes
+from model.phrase_table import (
+    CONFIG_KEY,
+    KIND,
+    PHRASE_FEATURES,
+    PHRASES_FILE,
+    PhraseTable,
+    build_phrase_table,
+    phrase_features,
+    read_phrases,
+    run_hashes,
+)
 from model.serving import ServedModel, load_served_model
 from model.tokenizer import CodeTokenizer
 
@@ -82,7 +92,7 @@ def _completer(network: object, table: PhraseTable, check: Calibrator | None) ->
     tokenizer = CodeTokenizer.load(SHIPPED_DIR / "tokenizer.json")
     calibration: dict[str, object] = {}
     if check is not None:
-        calibration[CONFIG_KEY] = check.to_dict(CONTINUATION_FEATURES)
+        calibration[CONFIG_KEY] = check.to_dict(PHRASE_FEATURES)
     served = ServedModel(network, tokenizer, {"calibration": calibration}, table)  # type: ignore[arg-type]
     return FimCompleter(served)
 
@@ -90,11 +100,12 @@ def _completer(network: object, table: PhraseTable, check: Calibrator | None) ->
 def test_the_completer_offers_it_with_its_calibrated_confidence(
     tokenizer_free_network: object, table: PhraseTable
 ) -> None:
-    sure = Calibrator((0.0,) * len(CONTINUATION_FEATURES), 2.0)  # says 0.88 whatever the features
+    sure = Calibrator((0.0,) * len(PHRASE_FEATURES), 2.0)  # says 0.88 whatever the features
     request = CompletionRequest("\nexcept ", "\n", candidates=3)
     answers = {c.text: c for c in _completer(tokenizer_free_network, table, sure).complete(request)}
     assert answers["ImportError:"].copied == KIND
     assert answers["ImportError:"].confidence == pytest.approx(1 / (1 + math.exp(-2.0)))
+    assert answers["ImportError:"].features[-2:] == [0.0, 0.0]  # no bracket open, no file continuation
     # Not calibrated (a folder whose calibration predates the table): never offered.
     plain = _completer(tokenizer_free_network, table, None).complete(request)
     assert all(c.copied != KIND for c in plain)
@@ -113,7 +124,16 @@ def test_calibration_fits_it_on_held_out_spans(
     assert "corpus phrases: offered on 40 of" in report
     assert "50.0% right; fitted on 20, measured on 20" in report
     stored = json.loads((folder / "config.json").read_text())["calibration"][CONFIG_KEY]
-    assert stored["features"] == list(CONTINUATION_FEATURES)
+    assert stored["features"] == list(PHRASE_FEATURES)
     assert FimCompleter(load_served_model(folder)).phrase_check is not None
     (folder / PHRASES_FILE).unlink()
     assert "has no phrase table" in calibrate_continuation(folder, [])
+
+
+def test_its_own_features_read_the_brackets_left_open_and_the_file_s_continuation() -> None:
+    base = [0.5] * len(CONTINUATION_FEATURES)
+    assert phrase_features(base, "assertEqual(", "x\n        self.", None)[-2:] == [1.0, 0.0]
+    assert phrase_features(base, "1, 2)", "x\nf(g(0), ", "1, 2)")[-2:] == [0.0, 1.0]
+    assert phrase_features(base, "]", "x\nvalues = [1, (2", "]")[-2:] == [1.0, 1.0]  # "(" still open
+    assert len(phrase_features(base, "", "", None)) == len(PHRASE_FEATURES)
+    assert Continuation("a", 1, 1.0, 1).kind != KIND  # the file's continuation is another kind
