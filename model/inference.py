@@ -148,10 +148,16 @@ class FimCompleter:
         if copied is not None and copied.copied in CHECKED_KINDS and self.copy_check is not None \
                 and runs[0].first_pass is not None:
             copied = self._checked(copied, self.copy_check, runs[0].first_pass)
-        for continuation in continuations:  # the more confident of the file's and the corpus's
+        # Candidates from copies and continuations; the file's and the corpus's continuations
+        # may differ, and an Invoked request shows both.
+        patterned = [copied] if copied is not None else []
+        for continuation in continuations:
             continued = self._continued(continuation, runs[0], request.prefix, continuations)
-            if continued is not None and (copied is None or continued.confidence > copied.confidence):
-                copied = continued
+            if continued is not None and all(c.text != continued.text for c in patterned):
+                patterned.append(continued)
+            elif continued is not None:  # the same text twice: keep the more confident
+                patterned = [continued if c.text == continued.text and continued.confidence > c.confidence else c
+                             for c in patterned]
         if request.candidates > 1 and room.pending is None:
             runs.extend(self._alternatives(room.context_cache(), settings, request, should_stop))
         seen: set[str] = set()
@@ -163,16 +169,16 @@ class FimCompleter:
             seen.add(text)
             confidence, length = confidence_of(run, self.end_ids)
             values = features(run, self.end_ids, request.prefix, text, request.suffix, check_parse=False)
-            if self._needs_parse_check(values, request, alone=len(runs) == 1 and copied is None):
+            if self._needs_parse_check(values, request, alone=len(runs) == 1 and not patterned):
                 values = with_parse_check(values, request.prefix, text, request.suffix)
             if self.calibrator is not None:
                 confidence = min(MAX_CONFIDENCE, self.calibrator(values))
             trace = [middle_from_canvas_with_masks(self, state) for state in run.trace]
             candidates.append(Candidate(text, confidence, run.steps, length, trace, values))
-        if copied is not None:
-            candidates = [c for c in candidates if c.text != copied.text or c.confidence > copied.confidence]
-            if all(c.text != copied.text for c in candidates):
-                candidates.append(copied)
+        for pattern in patterned:
+            candidates = [c for c in candidates if c.text != pattern.text or c.confidence > pattern.confidence]
+            if all(c.text != pattern.text for c in candidates):
+                candidates.append(pattern)
         candidates.sort(key=lambda c: c.confidence, reverse=True)
         return candidates[: request.candidates]
 

@@ -137,3 +137,22 @@ def test_its_own_features_read_the_brackets_left_open_and_the_file_s_continuatio
     assert phrase_features(base, "]", "x\nvalues = [1, (2", "]")[-2:] == [1.0, 1.0]  # "(" still open
     assert len(phrase_features(base, "", "", None)) == len(PHRASE_FEATURES)
     assert Continuation("a", 1, 1.0, 1).kind != KIND  # the file's continuation is another kind
+
+
+def test_an_invoked_request_shows_the_file_s_and_the_corpus_s_continuations(
+    tokenizer_free_network: object, table: PhraseTable
+) -> None:
+    tokenizer = CodeTokenizer.load(SHIPPED_DIR / "tokenizer.json")
+    file_check = Calibrator((0.0,) * len(CONTINUATION_FEATURES), 1.0)  # 0.73
+    phrase_check = Calibrator((0.0,) * len(PHRASE_FEATURES), 2.0)  # 0.88
+    calibration = {"fim_continuation": file_check.to_dict(CONTINUATION_FEATURES),
+                   CONFIG_KEY: phrase_check.to_dict(PHRASE_FEATURES)}
+    served = ServedModel(tokenizer_free_network, tokenizer, {"calibration": calibration}, table)  # type: ignore[arg-type]
+    completer = FimCompleter(served)
+    # The file continues "except " with "OSError:", the corpus with "ImportError:".
+    prefix = "try:\n    pass\nexcept OSError:\n    pass\ntry:\n    pass\nexcept "
+    answers = completer.complete(CompletionRequest(prefix, "\n", candidates=3))
+    kinds = {c.text: c.copied for c in answers}
+    assert kinds.get("ImportError:") == KIND and kinds.get("OSError:") == "continuation"
+    assert answers[0].text == "ImportError:"  # the more confident first
+    assert completer.complete(CompletionRequest(prefix, "\n"))[0].text == "ImportError:"
