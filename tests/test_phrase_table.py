@@ -86,6 +86,10 @@ def test_saved_and_loaded_it_answers_the_same(table: PhraseTable, tmp_path: Path
     (tmp_path / PHRASES_FILE).write_bytes((tmp_path / PHRASES_FILE).read_bytes()[:100])
     with pytest.raises(ModelLoadError, match="phrase table"):
         read_phrases(tmp_path)
+    # A follower outside the vocabulary (a table from another build) is refused at load.
+    with pytest.raises(ValueError, match="don't fit together"):
+        PhraseTable(table.vocabulary[:2], table.frequencies[:2], table.order_ends, table.keys, table.followers,
+                    table.counts, table.totals)
 
 
 def _completer(network: object, table: PhraseTable, check: Calibrator | None) -> FimCompleter:
