@@ -75,7 +75,7 @@ def _show_completion(
     threshold = ServerOptions().confidence_threshold
     source = f"{best.tokens} tokens in {best.steps} steps"
     if best.copied == CONTINUED:
-        source = "the line continued as these tokens continue elsewhere in the file"
+        source = "the line continued as these tokens continue elsewhere in the file (or the workspace)"
     elif best.copied == PHRASE:
         source = "the line continued as these tokens most often continue in the training code"
     elif best.copied:

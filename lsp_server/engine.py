@@ -23,6 +23,8 @@ from lsp_server.faults import FaultPlan
 # Pure Python, cheap to import; re-exported for the workspace's line index (workspace_lines.py).
 from model.fim_patterns import LineIndex as LineIndex
 from model.fim_patterns import RelatedLines as RelatedLines
+from model.run_index import RunIndex as RunIndex
+from model.run_index import RunIndexBuilder as RunIndexBuilder
 
 if TYPE_CHECKING:
     from model.inference import FimCompleter

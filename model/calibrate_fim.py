@@ -28,6 +28,7 @@ from model.phrase_table import CONFIG_KEY as PHRASE_KEY
 from model.phrase_table import KIND as PHRASE
 from model.phrase_table import PHRASE_FEATURES
 from model.plots import plot_precision_curve
+from model.run_index import RunIndex, RunIndexBuilder
 from model.serving import load_served_model
 
 THRESHOLDS = (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9)
@@ -66,12 +67,12 @@ def cut_from_files(
     return cases
 
 
-def workspaces(files: list[SourceFile]) -> dict[str, LineIndex]:
-    """Each package's lines, as the server indexes a workspace folder's files."""
+def workspaces(files: list[SourceFile]) -> dict[str, tuple[LineIndex, RunIndex]]:
+    """Each package's lines and runs of tokens, as the server indexes a workspace folder's files."""
     by_package: dict[str, dict[str, str]] = {}
     for source in files:
         by_package.setdefault(source.package, {})[source.path] = source.text
-    return {package: LineIndex(texts) for package, texts in by_package.items()}
+    return {package: (LineIndex(texts), RunIndexBuilder().replace_all(texts)) for package, texts in by_package.items()}
 
 
 def with_workspace(
@@ -79,8 +80,11 @@ def with_workspace(
 ) -> list[tuple[str, str, str, RelatedLines]]:
     """Cut cases, each with its package's other files as the workspace (the file itself skipped)."""
     indexes = workspaces(files)
-    return [(prefix, middle, suffix, RelatedLines(indexes[source.package], skip=source.path))
-            for source, prefix, middle, suffix in cut_from_files(files, count, seed)]
+    cases = []
+    for source, prefix, middle, suffix in cut_from_files(files, count, seed):
+        lines, runs = indexes[source.package]
+        cases.append((prefix, middle, suffix, RelatedLines(lines, skip=source.path, runs=runs)))
+    return cases
 
 
 def score(completer: FimCompleter, cases: list[tuple[str, str, str]]) -> list[Scored]:
@@ -194,7 +198,8 @@ def calibrate_continuation(model_dir: Path, dev_files: list[SourceFile], seed: i
     for prefix, middle, suffix, related in with_workspace(dev_files, COPY_CASES, seed):
         if copy_candidate(prefix, suffix, related) is not None:
             continue
-        offered = [c for c in (continuer.continuation(prefix, suffix),
+        runs, skip = (related.runs, related.skip) if related is not None else (None, None)
+        offered = [c for c in (continuer.continuation(prefix, suffix, runs, skip),
                                None if loaded.phrases is None else loaded.phrases.continuation(prefix, suffix))
                    if c is not None]
         if not offered:

@@ -26,6 +26,10 @@ from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from heapq import merge
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from model.run_index import RunIndex
 
 MIN_TYPED = 3  # characters after the indentation
 MIN_TYPED_FOR_MAJORITY = 8
@@ -115,6 +119,7 @@ class RelatedLines:
 
     index: LineIndex
     skip: str | None = None  # the document's own file: its saved text is not another file
+    runs: RunIndex | None = None  # their runs of tokens, for line continuations (run_index.py)
 
 
 def _owned(lines: list[str], owner: str) -> Iterator[tuple[str, str]]:

@@ -133,7 +133,7 @@ class FimCompleter:
         copied = self._copied_line(request) if request.copy_lines else None
         if copied is not None and request.candidates == 1 and copied.confidence >= COPY_SKIPS_MODEL_AT:
             return [copied]
-        continuations = self.continuations(request.prefix, request.suffix) \
+        continuations = self.continuations(request.prefix, request.suffix, request.related) \
             if request.copy_lines and copied is None else []
         settings = SamplerSettings(request.canvas_size, request.threshold, request.max_steps, request.rule,
                                    request.length_first, request.freeze_tail)
@@ -213,12 +213,14 @@ class FimCompleter:
             return copied
         return replace(copied, confidence=min(MAX_CONFIDENCE, check(values)), features=values)
 
-    def continuations(self, prefix: str, suffix: str) -> list[Continuation]:
-        """The cursor's line continued as the file continues its last tokens, and as the
-        training code does (``phrase_table.py``); each only once calibrated."""
+    def continuations(self, prefix: str, suffix: str, related: RelatedLines | None = None) -> list[Continuation]:
+        """The cursor's line continued as the file (and the workspace's other files in
+        ``related``) continue its last tokens, and as the training code does
+        (``phrase_table.py``); each only once calibrated."""
         found = []
         if self.continuation_check is not None:
-            found.append(self.continuer.continuation(prefix, suffix))
+            runs, skip = (related.runs, related.skip) if related is not None else (None, None)
+            found.append(self.continuer.continuation(prefix, suffix, runs, skip))
         if self.phrases is not None and self.phrase_check is not None:
             found.append(self.phrases.continuation(prefix, suffix))
         return [c for c in found if c is not None]

@@ -26,10 +26,14 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from itertools import islice
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from model.fim_patterns import before_text_after_cursor
+
+if TYPE_CHECKING:
+    from model.run_index import RunIndex
 
 MAX_ORDER = 6  # tokens of context matched at most
 MAX_TOKENS = 30  # tokens written at most
@@ -108,9 +112,13 @@ class LineContinuer:
         self._head: tuple[int, str, np.ndarray] = (0, "", np.zeros(0, dtype=np.int64))
         self._tail: tuple[str, np.ndarray] = ("", np.zeros(0, dtype=np.int64))
 
-    def continuation(self, prefix: str, suffix: str) -> Continuation | None:
+    def continuation(
+        self, prefix: str, suffix: str, workspace: RunIndex | None = None, skip: str | None = None
+    ) -> Continuation | None:
         """The rest of the cursor's line, or None when nothing around supports one or the
-        text after the cursor on its line is not how the continuation ends."""
+        text after the cursor on its line is not how the continuation ends. ``workspace``:
+        the runs of the workspace's other files (``skip``, the document's own, left out),
+        counted with the file's at each run length."""
         # The line break and indentation are the run an empty line continues. Lines longer
         # than MAX_LINE_CHARS (minified code, data) are not worth reading on every keystroke.
         line_start = prefix.rfind("\n", max(0, len(prefix) - MAX_LINE_CHARS - 1))
@@ -134,30 +142,48 @@ class LineContinuer:
         if partial:
             allowed = np.array([t for t in np.unique(pool).tolist() if t != SEPARATOR
                                 and self._strings[t].startswith(partial)], dtype=np.int64)
-        found = self._continue(pool, context, allowed)
+        found = write_line(
+            lambda ctx, first: self._next(pool, ctx, allowed if first else None, workspace, skip, partial if first
+                                          else ""), self._strings, context)
         if found is None:
             return None
         written, min_order, min_share, min_count = found
         text = before_text_after_cursor(written[len(partial):].rstrip(), suffix[:line_end])
         return None if text is None else Continuation(text, min_order, min_share, min_count)
 
-    def _continue(
-        self, pool: np.ndarray, context: list[int], allowed: np.ndarray | None
-    ) -> tuple[str, int, float, int] | None:
-        return write_line(lambda ctx, first: self._next(pool, ctx, allowed if first else None), self._strings,
-                          context)
+    def _next(
+        self, pool: np.ndarray, context: list[int], allowed: np.ndarray | None, workspace: RunIndex | None,
+        skip: str | None, partial: str,
+    ) -> Step | None:
+        """The token that most often follows the longest run of ``context``'s last tokens in
+        ``pool`` and the workspace's files together (one of ``allowed`` / starting with
+        ``partial`` when a word is typed halfway), its run's length, its share and count."""
+        by_order = self._file_followers(pool, context, allowed)
+        if workspace is not None:
+            for order, found in enumerate(self._workspace_followers(workspace, context, skip, partial), start=2):
+                if order <= len(by_order):
+                    by_order[order - 1] = np.concatenate([by_order[order - 1], found])
+                else:
+                    by_order.append(found)
+        # Within one source a longer run's followers are among a shorter one's, so the
+        # longest run found anywhere is the one to trust.
+        best = next(((options, order) for order, options in reversed(list(enumerate(by_order, start=1)))
+                     if options.size), None)
+        if best is None:
+            return None
+        options, order = best
+        tokens, counts = np.unique(options, return_counts=True)
+        top = int(np.argmax(counts))
+        return int(tokens[top]), order, float(counts[top] / options.size), int(counts[top])
 
     @staticmethod
-    def _next(
-        pool: np.ndarray, context: list[int], allowed: np.ndarray | None
-    ) -> tuple[int, int, float, int] | None:
-        """The token that most often follows the longest run of ``context``'s last tokens in
-        ``pool`` (one of ``allowed`` when given), its run's length, its share and count."""
+    def _file_followers(pool: np.ndarray, context: list[int], allowed: np.ndarray | None) -> list[np.ndarray]:
+        """The followers in ``pool`` of ``context``'s last 1, 2, … tokens, until a run is
+        not found (or none of its followers is ``allowed``)."""
+        found: list[np.ndarray] = []
         if not context:
-            return None
-        # Positions whose preceding tokens match the context's last 1, 2, … tokens.
+            return found
         followers = np.flatnonzero(pool[:-1] == context[-1]) + 1
-        best: tuple[np.ndarray, int] | None = None
         for order in range(1, min(MAX_ORDER, len(context)) + 1):
             if order > 1:
                 followers = followers[followers >= order]
@@ -166,13 +192,26 @@ class LineContinuer:
             options = options[options != SEPARATOR] if allowed is None else options[np.isin(options, allowed)]
             if options.size == 0:
                 break
-            best = (options, order)
-        if best is None:
-            return None
-        options, order = best
-        tokens, counts = np.unique(options, return_counts=True)
-        top = int(np.argmax(counts))
-        return int(tokens[top]), order, float(counts[top] / options.size), int(counts[top])
+            found.append(options)
+        return found
+
+    def _workspace_followers(
+        self, workspace: RunIndex, context: list[int], skip: str | None, partial: str
+    ) -> list[np.ndarray]:
+        """The followers of ``context``'s last 2, 3, … tokens in the workspace's files, as
+        this continuer's ids."""
+        found = workspace.followers([self._strings[token] for token in context[-MAX_ORDER:]], skip)
+        converted: list[np.ndarray] = []
+        for options in found:
+            distinct, inverse = np.unique(options, return_inverse=True)
+            texts = [workspace.strings[token] for token in distinct.tolist()]
+            ours = self._encode(texts)[inverse]
+            if partial:
+                ours = ours[np.array([text.startswith(partial) for text in texts], dtype=bool)[inverse]]
+            if ours.size == 0:
+                break
+            converted.append(ours)
+        return converted
 
     def _head_ids(self, prefix: str, line_start: int) -> np.ndarray:
         """The ids of the text above the cursor's line, from a start that moves in steps of
