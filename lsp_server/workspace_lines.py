@@ -39,6 +39,13 @@ def file_key(path: Path) -> str:
         return str(path.absolute())
 
 
+def _modified(path: Path) -> float:
+    try:
+        return path.stat().st_mtime
+    except OSError:  # gone since its snapshot: last
+        return 0.0
+
+
 class WorkspaceLines:
     def __init__(self) -> None:
         # Replaced whole, never mutated: a request reads one consistent pair.
@@ -48,7 +55,8 @@ class WorkspaceLines:
     def rebuild(self, root: Path, suffix: str, files: Mapping[Path, str]) -> None:
         """Index ``files`` (all of the group's snapshots) as the group of ``root`` and ``suffix``."""
         started = time.perf_counter()
-        keyed = {file_key(path): text for path, text in files.items()}
+        # Newest first: where the runs are capped, the files being worked on are the ones kept.
+        keyed = {file_key(path): files[path] for path in sorted(files, key=_modified, reverse=True)}
         if not keyed:
             self._run_builders.pop((root, suffix), None)
             self._swap(root, suffix, None)

@@ -31,7 +31,7 @@ log = logging.getLogger(__name__)
 
 SEPARATOR = -1  # between files: no run crosses it
 # Tokens indexed at most (~20 bytes each with their file's ids: about 3.5 MB of code is 1 M
-# tokens and 20 MB). Files past the cap, in path order, are left out.
+# tokens and 20 MB). Files past the cap, in the order given (the server: newest first), are left out.
 MAX_INDEXED_TOKENS = 1_000_000
 # Positions of one pair read per lookup at most. Very common pairs (``self.``, ``", "``)
 # are read in part: a fixed spread of their positions, so the followers' shares hold.
@@ -105,8 +105,8 @@ class RunIndex:
 
 class RunIndexBuilder:
     """One workspace group's files, tokenized once each; ``replace_all`` and ``update``
-    return a snapshot. Only files within ``MAX_INDEXED_TOKENS`` (in path order) are kept
-    and tokenized: a big workspace costs its first megabytes, not all of them."""
+    return a snapshot. Only files within ``MAX_INDEXED_TOKENS`` (in the order given) are
+    kept and tokenized: a big workspace costs its first megabytes, not all of them."""
 
     def __init__(self) -> None:
         self._start_over()
@@ -117,12 +117,13 @@ class RunIndexBuilder:
         self._files: dict[str, tuple[int, np.ndarray]] = {}  # owner → (hash of its text, token ids)
 
     def replace_all(self, files: Mapping[str, str]) -> RunIndex:
-        """The index of exactly ``files`` (those unchanged since the last call are not read again)."""
+        """The index of ``files`` as far as the cap allows, in their order (those unchanged
+        since the last call are not read again)."""
         if len(self._ids) > MAX_VOCABULARY:  # tokens of files long gone: start over
             self._start_over()
         kept: dict[str, tuple[int, np.ndarray]] = {}
         total = 0
-        for owner in sorted(files):
+        for owner in files:
             entry = self._tokenized(owner, files[owner])
             if total + entry[1].size > MAX_INDEXED_TOKENS:
                 log.info("workspace runs: %d of %d files indexed (%d tokens at most)", len(kept), len(files),

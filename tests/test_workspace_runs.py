@@ -2,15 +2,17 @@
 counts its runs with the file's, the index the server keeps current, and the server."""
 
 import logging
+import os
 import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
 
+import model.run_index
 from lsp_server.bench.fim import workspace_indexed
 from lsp_server.bench.lsp_client import LspClient
-from lsp_server.workspace_lines import WorkspaceLines
+from lsp_server.workspace_lines import WorkspaceLines, file_key
 from model.line_continuation import LineContinuer
 from model.run_index import MAX_INDEXED_TOKENS, RunIndexBuilder
 
@@ -106,3 +108,19 @@ async def test_the_server_continues_a_line_as_the_workspace_s_other_files_do(tmp
         result = await client.inline_completion(document.as_uri(), 2, len("client.configure("), trigger_kind=1)
         items = result["items"] if isinstance(result, dict) else result
         assert "verbose=True, retries=3)" in [item["insertText"] for item in items]
+
+
+def test_where_the_runs_are_capped_the_newest_files_are_the_ones_kept(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(model.run_index, "MAX_INDEXED_TOKENS", 12)  # one file of 9 tokens
+    files = {tmp_path / "a_old.py": "old = configure(stale)\n", tmp_path / "z_new.py": "new = configure(fresh)\n"}
+    for age, path in enumerate(files):
+        path.write_text(files[path])
+        os.utime(path, (1_000_000 + 1000 * age, 1_000_000 + 1000 * age))  # z_new.py newest
+    lines = WorkspaceLines()
+    lines.rebuild(tmp_path, ".py", files)
+    related = lines.related(tmp_path / "main.py")
+    assert related is not None and related.runs is not None
+    assert related.runs.owners == [file_key(tmp_path / "z_new.py")]
+    assert followers_text(related.runs, ["configure", "("]) == [["fresh"]]
