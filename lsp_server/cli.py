@@ -45,7 +45,8 @@ def build_parser() -> argparse.ArgumentParser:
     complete = commands.add_parser("complete", help="print the top FIM suggestion at a position")
     complete.add_argument("location", type=parse_location, help="PATH:LINE:COL, 1-based")
     complete.add_argument("--workspace", type=Path,
-                          help="copy from this folder's other files too, as the server does from its workspace")
+                          help="copy and continue lines from this folder's other files too, as the server does "
+                               "from its workspace")
     demo = commands.add_parser("demo", help="complete a sample file, showing the denoising steps")
     for command in (complete, demo):
         command.add_argument("--steps", action="store_true", default=command is demo,
