@@ -198,8 +198,7 @@ def calibrate_continuation(model_dir: Path, dev_files: list[SourceFile], seed: i
     for prefix, middle, suffix, related in with_workspace(dev_files, COPY_CASES, seed):
         if copy_candidate(prefix, suffix, related) is not None:
             continue
-        runs, skip = (related.runs, related.skip) if related is not None else (None, None)
-        offered = [c for c in (continuer.continuation(prefix, suffix, runs, skip),
+        offered = [c for c in (continuer.continuation(prefix, suffix, related),
                                None if loaded.phrases is None else loaded.phrases.continuation(prefix, suffix))
                    if c is not None]
         if not offered:

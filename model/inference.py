@@ -219,8 +219,7 @@ class FimCompleter:
         (``phrase_table.py``); each only once calibrated."""
         found = []
         if self.continuation_check is not None:
-            runs, skip = (related.runs, related.skip) if related is not None else (None, None)
-            found.append(self.continuer.continuation(prefix, suffix, runs, skip))
+            found.append(self.continuer.continuation(prefix, suffix, related))
         if self.phrases is not None and self.phrase_check is not None:
             found.append(self.phrases.continuation(prefix, suffix))
         return [c for c in found if c is not None]

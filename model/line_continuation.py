@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from model.fim_patterns import before_text_after_cursor
+from model.fim_patterns import RelatedLines, before_text_after_cursor
 
 if TYPE_CHECKING:
     from model.run_index import RunIndex
@@ -112,13 +112,12 @@ class LineContinuer:
         self._head: tuple[int, str, np.ndarray] = (0, "", np.zeros(0, dtype=np.int64))
         self._tail: tuple[str, np.ndarray] = ("", np.zeros(0, dtype=np.int64))
 
-    def continuation(
-        self, prefix: str, suffix: str, workspace: RunIndex | None = None, skip: str | None = None
-    ) -> Continuation | None:
+    def continuation(self, prefix: str, suffix: str, related: RelatedLines | None = None) -> Continuation | None:
         """The rest of the cursor's line, or None when nothing around supports one or the
-        text after the cursor on its line is not how the continuation ends. ``workspace``:
-        the runs of the workspace's other files (``skip``, the document's own, left out),
-        counted with the file's at each run length."""
+        text after the cursor on its line is not how the continuation ends. ``related``:
+        the runs of the workspace's other files (its ``skip``, the document's own, left
+        out), counted with the file's at each run length."""
+        workspace, skip = (related.runs, related.skip) if related is not None else (None, None)
         # The line break and indentation are the run an empty line continues. Lines longer
         # than MAX_LINE_CHARS (minified code, data) are not worth reading on every keystroke.
         line_start = prefix.rfind("\n", max(0, len(prefix) - MAX_LINE_CHARS - 1))
@@ -234,11 +233,16 @@ class LineContinuer:
         return self._tail[1]
 
     def _encode(self, tokens: list[str]) -> np.ndarray:
-        known = self._ids
-        before = len(known)
-        # setdefault's default is evaluated first: a new token gets the next id.
-        ids = np.fromiter((known.setdefault(token, len(known)) for token in tokens), dtype=np.int64,
-                          count=len(tokens))
-        if len(known) > before:
-            self._strings.extend(islice(known, before, None))
-        return ids
+        return encode_tokens(tokens, self._ids, self._strings, np.int64)
+
+
+def encode_tokens(tokens: list[str], ids: dict[str, int], strings: list[str], dtype: type) -> np.ndarray:
+    """``tokens`` as ids of a growing vocabulary (``ids``: text → id, ``strings``: id → text),
+    new tokens added to both."""
+    before = len(ids)
+    # setdefault's default is evaluated first: a new token gets the next id.
+    encoded: np.ndarray = np.fromiter((ids.setdefault(token, len(ids)) for token in tokens), dtype=dtype,
+                                      count=len(tokens))
+    if len(ids) > before:
+        strings.extend(islice(ids, before, None))
+    return encoded

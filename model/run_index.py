@@ -21,11 +21,10 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Mapping, Sequence
-from itertools import islice
 
 import numpy as np
 
-from model.line_continuation import MAX_ORDER, TOKEN
+from model.line_continuation import MAX_ORDER, TOKEN, encode_tokens
 
 log = logging.getLogger(__name__)
 
@@ -154,13 +153,5 @@ class RunIndexBuilder:
         digest = hash(text)
         if known is not None and known[0] == digest:
             return known
-        return digest, self._encode(TOKEN.findall(text))
+        return digest, encode_tokens(TOKEN.findall(text), self._ids, self._strings, np.int32)
 
-    def _encode(self, tokens: list[str]) -> np.ndarray:
-        known = self._ids
-        before = len(known)
-        ids = np.fromiter((known.setdefault(token, len(known)) for token in tokens), dtype=np.int32,
-                          count=len(tokens))
-        if len(known) > before:
-            self._strings.extend(islice(known, before, None))
-        return ids

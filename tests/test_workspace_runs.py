@@ -13,6 +13,7 @@ import model.run_index
 from lsp_server.bench.fim import workspace_indexed
 from lsp_server.bench.lsp_client import LspClient
 from lsp_server.workspace_lines import WorkspaceLines, file_key
+from model.fim_patterns import LineIndex, RelatedLines
 from model.line_continuation import LineContinuer
 from model.run_index import MAX_INDEXED_TOKENS, RunIndexBuilder
 
@@ -59,18 +60,19 @@ def test_the_continuer_counts_the_workspace_s_runs_with_the_file_s() -> None:
     workspace = RunIndexBuilder().replace_all({"a.py": CALLS * 2, "b.py": CALLS, "main.py": saved_document})
     prefix, suffix = "import os\n\nclient.configure(", "\n"
     assert LineContinuer().continuation(prefix, suffix) is None  # the file alone has no such run
-    found = LineContinuer().continuation(prefix, suffix, workspace, skip="main.py")
+    workspace_of_others = RelatedLines(LineIndex(), skip="main.py", runs=workspace)
+    found = LineContinuer().continuation(prefix, suffix, workspace_of_others)
     assert found is not None and found.text == "verbose=True, retries=3)"
     assert found.min_count == 3 and found.min_share == 1.0
     # The document's own saved file is not another file: with it, its nine runs would win.
-    counted = LineContinuer().continuation(prefix, suffix, workspace)
+    counted = LineContinuer().continuation(prefix, suffix, RelatedLines(LineIndex(), runs=workspace))
     assert counted is not None and counted.text == "quiet)"
     # A word typed halfway is finished from the workspace too.
-    typed = LineContinuer().continuation("import os\n\nclient.configure(verb", suffix, workspace, skip="main.py")
+    typed = LineContinuer().continuation("import os\n\nclient.configure(verb", suffix, workspace_of_others)
     assert typed is not None and typed.text == "ose=True, retries=3)"
     # The file's own runs count beside the workspace's: four of "quiet" outvote three.
     own = "server.configure(quiet)\n" * 4 + prefix
-    outvoted = LineContinuer().continuation(own, suffix, workspace, skip="main.py")
+    outvoted = LineContinuer().continuation(own, suffix, workspace_of_others)
     assert outvoted is not None and outvoted.text == "quiet)" and outvoted.min_share == pytest.approx(4 / 7)
 
 
