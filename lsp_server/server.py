@@ -21,6 +21,7 @@ from lsp_server.faults import FaultPlan
 from lsp_server.file_watcher import SERVER_MAX_BYTES, SERVER_MAX_FILES, WorkspaceWatcher
 from lsp_server.next_edit import NextEditService, parse_params
 from lsp_server.options import ServerOptions, parse_options
+from lsp_server.project_root import project_root
 from lsp_server.protocol import ACCEPTED_COMMAND, DEBUG_STATE, FEEDBACK, NEXT_EDIT, RedraftProtocol
 from lsp_server.scheduling import RequestScheduler
 from lsp_server.stats import UsageStats, default_stats_path
@@ -30,6 +31,9 @@ from lsp_server.workspace_lines import WorkspaceLines
 log = logging.getLogger(__name__)
 
 VERSION = "0.1.0"
+# Lone files opened from this many projects get their folders watched; later ones don't
+# (each watcher holds up to SERVER_MAX_BYTES of snapshots).
+MAX_PROJECT_FOLDERS = 2
 
 
 class RedraftServer(LanguageServer):
@@ -44,7 +48,9 @@ class RedraftServer(LanguageServer):
         self.completions = CompletionService(self.engine, self.suggestions, self.scheduler)
         self.edit_log = EditLog()
         self.next_edits = NextEditService(self.engine, self.edit_log)
-        self.watcher: WorkspaceWatcher | None = None
+        # The workspace folders' watcher, or (no folder named) those of the documents' projects.
+        self.watchers: list[WorkspaceWatcher] = []
+        self.folders_named = False
         self.workspace_lines = WorkspaceLines()  # filled by the watcher
         self.stats = UsageStats(default_stats_path())
         self._pending_messages: list[str] = []
@@ -60,6 +66,24 @@ class RedraftServer(LanguageServer):
         params = types.ShowMessageParams(types.MessageType.Error, message)
         if self._loop is not None:
             self._loop.call_soon_threadsafe(self.window_show_message, params)
+
+    def watch(self, folders: list[Path]) -> None:
+        watcher = WorkspaceWatcher(folders, self.edit_log, lambda uri: self.documents.get(uri) is not None,
+                                   max_files=SERVER_MAX_FILES, max_total_bytes=SERVER_MAX_BYTES,
+                                   lines=self.workspace_lines)
+        self.watchers.append(watcher)
+        watcher.start()
+
+    def watch_project_of(self, document: Path) -> None:
+        """No workspace folder was named: watch the project folder of ``document``, unless
+        one already covers it (at most ``MAX_PROJECT_FOLDERS``)."""
+        document = document.absolute()
+        if any(watcher.covers(document) for watcher in self.watchers) or len(self.watchers) >= MAX_PROJECT_FOLDERS:
+            return
+        root = project_root(document)
+        if root is not None:
+            log.info("no workspace folder named: watching %s, the project of %s", root, document.name)
+            self.watch([root])
 
     def apply_settings(self, raw: Any) -> None:
         self.options, problems = parse_options(raw, self.options)
@@ -83,10 +107,8 @@ def create_server(model_dir: Path | None = None) -> RedraftServer:
         ls.engine.start_loading()
         folders = workspace_folders(ls)
         if folders:
-            ls.watcher = WorkspaceWatcher(folders, ls.edit_log, lambda uri: ls.documents.get(uri) is not None,
-                                          max_files=SERVER_MAX_FILES, max_total_bytes=SERVER_MAX_BYTES,
-                                          lines=ls.workspace_lines)
-            ls.watcher.start()
+            ls.folders_named = True
+            ls.watch(folders)
 
     @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
     def did_change_configuration(ls: RedraftServer, params: types.DidChangeConfigurationParams) -> None:
@@ -99,8 +121,12 @@ def create_server(model_dir: Path | None = None) -> RedraftServer:
     def did_open(ls: RedraftServer, params: types.DidOpenTextDocumentParams) -> None:
         ls.documents.open(params.text_document)
         path = file_path(params.text_document.uri)
-        if ls.watcher is not None and path is not None:
-            ls.watcher.index_suffix(path.suffix)  # copies from the workspace's files of this kind
+        if path is None:
+            return
+        if not ls.folders_named:
+            ls.watch_project_of(path)
+        for watcher in ls.watchers:
+            watcher.index_suffix(path.suffix)  # copies from the workspace's files of this kind
 
     @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
     def did_change(ls: RedraftServer, params: types.DidChangeTextDocumentParams) -> None:
@@ -180,7 +206,7 @@ def create_server(model_dir: Path | None = None) -> RedraftServer:
             "editLog": [{"uri": e.uri, "startLine": e.start_line, "oldText": e.old_text, "newText": e.new_text,
                          "source": e.source} for e in ls.edit_log.events()],
             # The watcher's first scan is done and its files' lines are indexed.
-            "workspaceIndexed": ls.watcher is not None and ls.watcher.wait_ready(0),
+            "workspaceIndexed": bool(ls.watchers) and all(watcher.wait_ready(0) for watcher in ls.watchers),
         }
 
     @server.command(ACCEPTED_COMMAND)
@@ -193,8 +219,8 @@ def create_server(model_dir: Path | None = None) -> RedraftServer:
     @server.feature(types.SHUTDOWN)
     def shutdown(ls: RedraftServer, params: None) -> None:
         ls.engine.shutdown()
-        if ls.watcher is not None:
-            ls.watcher.stop()
+        for watcher in ls.watchers:
+            watcher.stop()
 
     return server
 

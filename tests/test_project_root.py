@@ -1,0 +1,73 @@
+"""A lone file's project: the folder the server watches when the editor names none."""
+
+import sys
+from pathlib import Path
+
+import pytest
+
+from lsp_server.bench.fim import workspace_indexed
+from lsp_server.bench.lsp_client import LspClient
+from lsp_server.project_root import project_root
+
+SERVER = [sys.executable, "-m", "lsp_server", "serve"]
+LOGGER = "import logging\n\nlogger = logging.getLogger('demo.audit')\n"  # nothing a model would guess
+
+
+def make(path: Path, text: str = "") -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+    return path
+
+
+def test_the_nearest_folder_with_version_control_or_packaging_is_the_root(tmp_path: Path) -> None:
+    make(tmp_path / "repo/pyproject.toml")
+    (tmp_path / "repo/.git").mkdir()
+    make(tmp_path / "repo/tools/setup.py")  # a nested project of its own
+    assert project_root(make(tmp_path / "repo/src/pkg/mod.py")) == tmp_path / "repo"
+    assert project_root(make(tmp_path / "repo/tools/lib/run.py")) == tmp_path / "repo/tools"
+
+
+def test_without_markers_the_top_of_the_python_package_or_else_the_file_s_folder(tmp_path: Path) -> None:
+    make(tmp_path / "loose/pkg/__init__.py")
+    make(tmp_path / "loose/pkg/sub/__init__.py")
+    assert project_root(make(tmp_path / "loose/pkg/sub/mod.py")) == tmp_path / "loose/pkg"
+    assert project_root(make(tmp_path / "scripts/one/run.py")) == tmp_path / "scripts/one"
+
+
+def test_a_file_in_an_installed_package_belongs_to_that_package_not_to_the_project_around_it(tmp_path: Path) -> None:
+    make(tmp_path / "app/pyproject.toml")
+    make(tmp_path / "app/.venv/pyvenv.cfg")
+    site = tmp_path / "app/.venv/lib/python3.11/site-packages"
+    make(site / "lib1/__init__.py")
+    assert project_root(make(site / "lib1/core.py")) == site / "lib1"
+    assert project_root(make(site / "six.py")) is None  # site-packages itself is too broad
+
+
+def test_never_a_folder_too_broad_to_watch(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    home = tmp_path / "home"
+    monkeypatch.setattr(Path, "home", lambda: home)
+    make(home / ".git/HEAD")  # a dotfiles repository makes the home folder no project
+    assert project_root(make(home / "notes.py")) is None
+    assert project_root(make(home / "scratch/try.py")) == home / "scratch"
+    assert project_root(tmp_path / "missing/file.py") is None
+
+
+@pytest.mark.asyncio
+async def test_with_no_workspace_folder_the_server_copies_from_the_document_s_project(tmp_path: Path) -> None:
+    project = tmp_path / "project"
+    make(project / "pyproject.toml", "[project]\nname = 'demo'\n")
+    for name in ("one", "two", "three"):
+        make(project / "demo" / f"{name}.py", LOGGER)
+    document = make(project / "demo/main.py", "import logging\n")
+    typed = "import logging\n\nlogger = logging.getLogger("
+    async with LspClient(SERVER, timeout=60) as client:
+        await client.initialize({"confidenceThreshold": 0.3, "debugRequests": True, "requestTimeoutMs": 20_000})
+        await client.initialized()
+        await client.did_open("file:///nowhere/scratch.py", "x = 1\n")  # no such folder: nothing watched
+        assert (await client.request("redraft/debugState", {}))["workspaceIndexed"] is False
+        await client.did_open(document.as_uri(), typed)
+        await workspace_indexed(client, 10.0)
+        assert (await client.request("redraft/debugState", {}))["workspaceIndexed"] is True
+        result = await client.inline_completion(document.as_uri(), 2, len("logger = logging.getLogger("))
+        items = result["items"] if isinstance(result, dict) else result
+        assert [item["insertText"] for item in items][:1] == ["'demo.audit')"]
