@@ -231,6 +231,10 @@ class WorkspaceWatcher:
         """True once the initial snapshots are taken (changes before that are not diffed)."""
         return self._ready.wait(timeout)
 
+    @property
+    def roots(self) -> list[Path]:
+        return [folder.root for folder in self._folders]
+
     def covers(self, path: Path) -> bool:
         """``path`` (absolute) is inside one of the watched folders."""
         return self._folder_of(path) is not None

@@ -18,22 +18,18 @@ from lsp_server.documents import DocumentStore, position_at
 from lsp_server.edit_log import EditLog
 from lsp_server.engine import Engine
 from lsp_server.faults import FaultPlan
-from lsp_server.file_watcher import SERVER_MAX_BYTES, SERVER_MAX_FILES, WorkspaceWatcher
 from lsp_server.next_edit import NextEditService, parse_params
 from lsp_server.options import ServerOptions, parse_options
-from lsp_server.project_root import project_root
 from lsp_server.protocol import ACCEPTED_COMMAND, DEBUG_STATE, FEEDBACK, NEXT_EDIT, RedraftProtocol
 from lsp_server.scheduling import RequestScheduler
 from lsp_server.stats import UsageStats, default_stats_path
 from lsp_server.suggestion_cache import SuggestionCache
+from lsp_server.watched_folders import WatchedFolders
 from lsp_server.workspace_lines import WorkspaceLines
 
 log = logging.getLogger(__name__)
 
 VERSION = "0.1.0"
-# Lone files opened from this many projects get their folders watched; later ones don't
-# (each watcher holds up to SERVER_MAX_BYTES of snapshots).
-MAX_PROJECT_FOLDERS = 2
 
 
 class RedraftServer(LanguageServer):
@@ -48,10 +44,10 @@ class RedraftServer(LanguageServer):
         self.completions = CompletionService(self.engine, self.suggestions, self.scheduler)
         self.edit_log = EditLog()
         self.next_edits = NextEditService(self.engine, self.edit_log)
-        # The workspace folders' watcher, or (no folder named) those of the documents' projects.
-        self.watchers: list[WorkspaceWatcher] = []
-        self.folders_named = False
-        self.workspace_lines = WorkspaceLines()  # filled by the watcher
+        self.workspace_lines = WorkspaceLines()  # filled by the watchers
+        # The workspace folders, or (none named) the projects of the documents opened.
+        self.watched = WatchedFolders(self.edit_log, self.workspace_lines,
+                                      lambda uri: self.documents.get(uri) is not None)
         self.stats = UsageStats(default_stats_path())
         self._pending_messages: list[str] = []
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -66,24 +62,6 @@ class RedraftServer(LanguageServer):
         params = types.ShowMessageParams(types.MessageType.Error, message)
         if self._loop is not None:
             self._loop.call_soon_threadsafe(self.window_show_message, params)
-
-    def watch(self, folders: list[Path]) -> None:
-        watcher = WorkspaceWatcher(folders, self.edit_log, lambda uri: self.documents.get(uri) is not None,
-                                   max_files=SERVER_MAX_FILES, max_total_bytes=SERVER_MAX_BYTES,
-                                   lines=self.workspace_lines)
-        self.watchers.append(watcher)
-        watcher.start()
-
-    def watch_project_of(self, document: Path) -> None:
-        """No workspace folder was named: watch the project folder of ``document``, unless
-        one already covers it (at most ``MAX_PROJECT_FOLDERS``)."""
-        document = document.absolute()
-        if any(watcher.covers(document) for watcher in self.watchers) or len(self.watchers) >= MAX_PROJECT_FOLDERS:
-            return
-        root = project_root(document)
-        if root is not None:
-            log.info("no workspace folder named: watching %s, the project of %s", root, document.name)
-            self.watch([root])
 
     def apply_settings(self, raw: Any) -> None:
         self.options, problems = parse_options(raw, self.options)
@@ -105,10 +83,7 @@ def create_server(model_dir: Path | None = None) -> RedraftServer:
         for message in ls._pending_messages:
             ls.window_show_message(types.ShowMessageParams(types.MessageType.Warning, message))
         ls.engine.start_loading()
-        folders = workspace_folders(ls)
-        if folders:
-            ls.folders_named = True
-            ls.watch(folders)
+        ls.watched.name(workspace_folders(ls))
 
     @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
     def did_change_configuration(ls: RedraftServer, params: types.DidChangeConfigurationParams) -> None:
@@ -121,12 +96,8 @@ def create_server(model_dir: Path | None = None) -> RedraftServer:
     def did_open(ls: RedraftServer, params: types.DidOpenTextDocumentParams) -> None:
         ls.documents.open(params.text_document)
         path = file_path(params.text_document.uri)
-        if path is None:
-            return
-        if not ls.folders_named:
-            ls.watch_project_of(path)
-        for watcher in ls.watchers:
-            watcher.index_suffix(path.suffix)  # copies from the workspace's files of this kind
+        if path is not None:
+            ls.watched.opened(path, [p for uri, _ in ls.documents.items() if (p := file_path(uri)) is not None])
 
     @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
     def did_change(ls: RedraftServer, params: types.DidChangeTextDocumentParams) -> None:
@@ -205,8 +176,9 @@ def create_server(model_dir: Path | None = None) -> RedraftServer:
             "documents": {uri: {"version": d.version, "text": d.text} for uri, d in ls.documents.items()},
             "editLog": [{"uri": e.uri, "startLine": e.start_line, "oldText": e.old_text, "newText": e.new_text,
                          "source": e.source} for e in ls.edit_log.events()],
-            # The watcher's first scan is done and its files' lines are indexed.
-            "workspaceIndexed": bool(ls.watchers) and all(watcher.wait_ready(0) for watcher in ls.watchers),
+            # The watchers' first scans are done and their files' lines are indexed.
+            "workspaceIndexed": ls.watched.ready(),
+            "watchedFolders": [str(root) for root in ls.watched.roots()],
         }
 
     @server.command(ACCEPTED_COMMAND)
@@ -219,8 +191,7 @@ def create_server(model_dir: Path | None = None) -> RedraftServer:
     @server.feature(types.SHUTDOWN)
     def shutdown(ls: RedraftServer, params: None) -> None:
         ls.engine.shutdown()
-        for watcher in ls.watchers:
-            watcher.stop()
+        ls.watched.stop()
 
     return server
 

@@ -83,6 +83,12 @@ class WorkspaceLines:
         self._swap(root, suffix, (index, runs))
         return True
 
+    def forget(self, root: Path) -> None:
+        """Drop every group of ``root`` (a folder no longer watched)."""
+        for group_root, suffix in [key for key in self._groups if key[0] == root]:
+            self._run_builders.pop((group_root, suffix), None)
+            self._swap(group_root, suffix, None)
+
     def _swap(self, root: Path, suffix: str, group: tuple[LineIndex, RunIndex | None] | None) -> None:
         groups = dict(self._groups)
         if group is None:

@@ -7,7 +7,11 @@ import pytest
 
 from lsp_server.bench.fim import workspace_indexed
 from lsp_server.bench.lsp_client import LspClient
+from lsp_server.edit_log import EditLog
 from lsp_server.project_root import project_root
+from lsp_server.watched_folders import WatchedFolders
+from lsp_server.workspace_lines import WorkspaceLines
+from tests.test_file_watcher import wait_for
 
 SERVER = [sys.executable, "-m", "lsp_server", "serve"]
 LOGGER = "import logging\n\nlogger = logging.getLogger('demo.audit')\n"  # nothing a model would guess
@@ -71,3 +75,37 @@ async def test_with_no_workspace_folder_the_server_copies_from_the_document_s_pr
         result = await client.inline_completion(document.as_uri(), 2, len("logger = logging.getLogger("))
         items = result["items"] if isinstance(result, dict) else result
         assert [item["insertText"] for item in items][:1] == ["'demo.audit')"]
+
+
+def test_a_new_project_replaces_the_least_recently_opened_one_without_open_documents(tmp_path: Path) -> None:
+    lines = WorkspaceLines()
+    watched = WatchedFolders(EditLog(), lines, lambda uri: False)
+    projects = [tmp_path / name for name in ("a", "b", "c", "d")]
+    documents = [make(project / "setup.py", LOGGER) for project in projects]
+    for project in projects:
+        make(project / "other.py", LOGGER)
+    try:
+        watched.opened(documents[0], [documents[0]])
+        watched.opened(documents[1], [documents[1]])
+        assert watched.roots() == projects[:2]
+        assert wait_for(watched.ready, 10.0)
+        assert lines.related(documents[0]) is not None
+        watched.opened(documents[0], [documents[0]])  # "a" again: now the most recent
+        watched.opened(documents[2], [documents[2]])  # nothing open in "b": it goes
+        assert watched.roots() == [projects[0], projects[2]]
+        assert wait_for(lambda: lines.related(documents[1]) is None, 10.0)  # its indexes dropped
+        watched.opened(documents[3], [documents[0], documents[2], documents[3]])  # both still open
+        assert watched.roots() == [projects[0], projects[2]]
+    finally:
+        watched.stop()
+
+
+def test_named_workspace_folders_are_the_only_ones_watched(tmp_path: Path) -> None:
+    watched = WatchedFolders(EditLog(), WorkspaceLines(), lambda uri: False)
+    elsewhere = make(tmp_path / "elsewhere/pyproject.toml")
+    try:
+        watched.name([tmp_path / "named"])
+        watched.opened(elsewhere.parent / "mod.py", [])
+        assert watched.roots() == [tmp_path / "named"]
+    finally:
+        watched.stop()
