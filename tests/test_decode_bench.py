@@ -11,6 +11,8 @@ import pytest
 from lsp_server.cli import main
 from model.bench.decode import DECODERS, dev_cases
 
+ALL_AT_ONCE = "τ=0, length first (all in one pass)"
+
 
 def write_corpus(path: Path) -> None:
     source = textwrap.dedent('''\
@@ -48,5 +50,7 @@ def test_bench_decode_on_held_out_spans_prints_a_row_per_decoder(
     assert main(["bench", "decode", "--dev", str(corpus), "--limit", "2", "--canvas", "16"]) == 0
     rows = capsys.readouterr().out.splitlines()[2:]
     assert [row[:42].strip() for row in rows] == [decoder.name for decoder in DECODERS]
-    left_to_right = rows[-1].split()
-    assert left_to_right[-5] == "2" and left_to_right[-3] == "1.00"  # cases, tokens per pass
+    left_to_right, all_at_once = rows[-1].split(), rows[[d.name for d in DECODERS].index(ALL_AT_ONCE)].split()
+    assert left_to_right[-6] == "2" and left_to_right[-4] == "1.00"  # cases, tokens per pass
+    # Everything committed in the first pass: as many tokens per pass as per answer.
+    assert all_at_once[-4] == all_at_once[-1]

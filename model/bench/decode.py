@@ -5,6 +5,11 @@ the length on every pass, and with the frozen tail the server uses) with one tok
 (most confident first) and plain left-to-right one token per step: tokens per forward pass,
 tokens per second, exact match. Runs the model in-process (no LSP), so the numbers are the
 decoder's alone.
+
+Tokens per pass can't exceed the answers' tokens (end-of-middle included) per answer: a
+decoder that commits a whole answer in its first pass reaches exactly that. So the table
+prints the tokens per answer too, and a row that does commit everything at once (τ = 0),
+the ceiling of parallel decoding for these cases and what it costs in exact matches.
 """
 
 from __future__ import annotations
@@ -36,6 +41,7 @@ class DecodeRow:
     tokens_per_pass: float
     tokens_per_second: float
     ms_per_case: float
+    tokens_per_answer: float
 
 
 def read_cases(path: Path, limit: int | None) -> list[FimCase]:
@@ -79,6 +85,7 @@ DECODERS: tuple[Decoder, ...] = (
     Decoder("τ=0.9, length first", CommitRule.THRESHOLD, 0.9, length_first=True),
     Decoder("τ=0.9, length first, frozen tail (served)", CommitRule.THRESHOLD, 0.9, length_first=True,
             freeze_tail=True),
+    Decoder("τ=0, length first (all in one pass)", CommitRule.THRESHOLD, 0.0, length_first=True, freeze_tail=True),
     Decoder("one per step (most confident)", CommitRule.MOST_CONFIDENT, 1.0),
     Decoder("left to right, one per step", CommitRule.LEFT_TO_RIGHT, 1.0),
 )
@@ -103,14 +110,14 @@ def run_decode_bench(loaded: ServedModel, cases: list[FimCase], canvas_size: int
             passes += best.steps
         n = max(1, len(cases))
         rows.append(DecodeRow(decoder.name, len(cases), exact / n, tokens / max(1, passes), tokens / max(elapsed, 1e-9),
-                              1000 * elapsed / n))
+                              1000 * elapsed / n, tokens / n))
     return rows
 
 
 def format_rows(rows: list[DecodeRow]) -> str:
-    header = f"{'decoder':42} {'cases':>5} {'exact':>7} {'tok/pass':>9} {'tok/s':>8} {'ms/case':>8}"
+    header = f"{'decoder':42} {'cases':>5} {'exact':>7} {'tok/pass':>9} {'tok/s':>8} {'ms/case':>8} {'tok/answer':>10}"
     lines = [header, "-" * len(header)]
     for row in rows:
         lines.append(f"{row.name:42} {row.cases:5d} {row.exact:7.1%} {row.tokens_per_pass:9.2f} "
-                     f"{row.tokens_per_second:8.0f} {row.ms_per_case:8.1f}")
+                     f"{row.tokens_per_second:8.0f} {row.ms_per_case:8.1f} {row.tokens_per_answer:10.2f}")
     return "\n".join(lines)
