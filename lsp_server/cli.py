@@ -44,9 +44,12 @@ def build_parser() -> argparse.ArgumentParser:
 
     complete = commands.add_parser("complete", help="print the top FIM suggestion at a position")
     complete.add_argument("location", type=parse_location, help="PATH:LINE:COL, 1-based")
-    complete.add_argument("--workspace", type=Path,
-                          help="copy and continue lines from this folder's other files too, as the server does "
-                               "from its workspace")
+    folder = complete.add_mutually_exclusive_group()
+    folder.add_argument("--workspace", type=Path,
+                        help="copy and continue lines from this folder's other files too, as the server does "
+                             "from its workspace (default: the file's project, as the server finds it when the "
+                             "editor names no folder)")
+    folder.add_argument("--no-workspace", action="store_true", help="the file alone")
     demo = commands.add_parser("demo", help="complete a sample file, showing the denoising steps")
     for command in (complete, demo):
         command.add_argument("--steps", action="store_true", default=command is demo,

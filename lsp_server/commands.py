@@ -94,7 +94,14 @@ def complete(args: argparse.Namespace) -> int:
     if not 1 <= line <= len(lines) or not 1 <= column <= len(lines[line - 1]) + 1:
         raise ValueError(f"{path} has no line {line}, column {column}")
     offset = sum(len(s) + 1 for s in lines[: line - 1]) + column - 1
-    related = _workspace_lines(args.workspace, path) if args.workspace is not None else None
+    related = None
+    if not args.no_workspace:
+        from lsp_server.project_root import project_root
+
+        folder = args.workspace if args.workspace is not None else project_root(path.absolute())
+        if folder is not None:
+            print(f"  workspace  │ {folder}" + ("" if args.workspace is not None else " (the file's project)"))
+            related = _workspace_lines(folder, path)
     _show_completion(_load_completer(args.model), text[:offset], text[offset:], args, related)
     return 0
 

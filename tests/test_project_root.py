@@ -109,3 +109,21 @@ def test_named_workspace_folders_are_the_only_ones_watched(tmp_path: Path) -> No
         assert watched.roots() == [tmp_path / "named"]
     finally:
         watched.stop()
+
+
+def test_redraft_complete_uses_the_file_s_project_unless_told_not_to(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from lsp_server.cli import main
+
+    project = tmp_path / "project"
+    make(project / "setup.cfg")
+    for name in ("one", "two", "three"):
+        make(project / f"{name}.py", LOGGER)
+    document = make(project / "main.py", "import logging\n\nlogger = logging.getLogger(\n")
+    assert main(["complete", f"{document}:3:28"]) == 0
+    out = capsys.readouterr().out
+    assert f"workspace  │ {project} (the file's project)" in out and "'demo.audit')" in out
+    assert main(["complete", f"{document}:3:28", "--no-workspace"]) == 0
+    out = capsys.readouterr().out
+    assert "workspace  │" not in out and "'demo.audit')" not in out
