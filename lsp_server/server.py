@@ -85,6 +85,10 @@ def create_server(model_dir: Path | None = None) -> RedraftServer:
         ls.engine.start_loading()
         ls.watched.name(workspace_folders(ls))
 
+    @server.feature(types.WORKSPACE_DID_CHANGE_WORKSPACE_FOLDERS)
+    def did_change_workspace_folders(ls: RedraftServer, params: types.DidChangeWorkspaceFoldersParams) -> None:
+        ls.watched.name(workspace_folders(ls))  # pygls has already updated ls.workspace.folders
+
     @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
     def did_change_configuration(ls: RedraftServer, params: types.DidChangeConfigurationParams) -> None:
         settings = params.settings

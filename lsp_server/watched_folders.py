@@ -1,11 +1,13 @@
 """Which folders the server watches: the workspace folders the editor names, or else the
 projects of the documents it opens (``project_root.py``).
 
-Named folders are watched for the whole session. Projects found from documents are kept
-most recently opened last, at most ``MAX_PROJECTS`` at once: opening a document of a new
-project stops watching the least recently opened one that has no open document (a harness
-or a user moving from project to project), and its indexes are dropped. Stopping joins the
-watcher's threads, so it happens on a thread of its own, never on the event loop.
+Named folders are watched until the editor changes them (``didChangeWorkspaceFolders``:
+the new set is watched afresh, the removed folders' indexes dropped). Projects found from
+documents are kept most recently opened last, at most ``MAX_PROJECTS`` at once: opening a
+document of a new project stops watching the least recently opened one that has no open
+document (a harness or a user moving from project to project), and its indexes are
+dropped. Stopping joins the watcher's threads, so it happens on a thread of its own, never
+on the event loop.
 """
 
 from __future__ import annotations
@@ -47,9 +49,18 @@ class WatchedFolders:
         return [root for watcher in self.watchers() for root in watcher.roots]
 
     def name(self, folders: list[Path]) -> None:
-        """The editor's workspace folders: watched until shutdown; no projects are looked for."""
-        if folders and self._named is None:
-            self._named = self._start(folders)
+        """The editor's workspace folders, at start or when they change: watched until they
+        change again; while any is named, no projects are looked for."""
+        folders = list(dict.fromkeys(folder.absolute() for folder in folders))
+        old = self._named
+        if old is not None and old.roots == folders:
+            return
+        self._named = self._start(folders) if folders else None
+        if old is not None:
+            self._stop_in_background(old, [root for root in old.roots if root not in folders])
+        if folders:
+            for root in list(self._projects):
+                self._stop_in_background(self._projects.pop(root), [root])
 
     def opened(self, document: Path, open_documents: Iterable[Path]) -> None:
         """A ``file:`` document was opened: index its kind of file, and, with no folder
@@ -94,11 +105,15 @@ class WatchedFolders:
         return watcher
 
     def _forget(self, root: Path) -> None:
-        watcher = self._projects.pop(root)
         log.info("no longer watching %s (no open document; another project was opened)", root)
+        self._stop_in_background(self._projects.pop(root), [root])
+
+    def _stop_in_background(self, watcher: WorkspaceWatcher, dropped: list[Path]) -> None:
+        """Stop ``watcher`` and drop the indexes of ``dropped`` (roots no other watcher has)."""
 
         def stop_and_drop() -> None:
             watcher.stop()  # first: a watcher still indexing would put the groups back
-            self._lines.forget(root)
+            for root in dropped:
+                self._lines.forget(root)
 
         threading.Thread(target=stop_and_drop, name="redraft-stop-watcher", daemon=True).start()

@@ -127,3 +127,26 @@ def test_redraft_complete_uses_the_file_s_project_unless_told_not_to(
     assert main(["complete", f"{document}:3:28", "--no-workspace"]) == 0
     out = capsys.readouterr().out
     assert "workspace  │" not in out and "'demo.audit')" not in out
+
+
+@pytest.mark.asyncio
+async def test_workspace_folders_added_and_removed_by_the_editor_are_watched_from_then_on(tmp_path: Path) -> None:
+    first, second = tmp_path / "first", tmp_path / "second"
+    make(first / "a.py", "x = 1\n")
+    for name in ("one", "two", "three"):
+        make(second / f"{name}.py", LOGGER)
+    document = make(second / "main.py", "import logging\n")
+    typed = "import logging\n\nlogger = logging.getLogger("
+    async with LspClient(SERVER, timeout=60) as client:
+        await client.initialize({"confidenceThreshold": 0.3, "debugRequests": True, "requestTimeoutMs": 20_000},
+                                workspace_folders=[first])
+        await client.initialized()
+        await client.notify("workspace/didChangeWorkspaceFolders", {"event": {
+            "added": [{"uri": second.as_uri(), "name": "second"}],
+            "removed": [{"uri": first.as_uri(), "name": "first"}]}})
+        await workspace_indexed(client, 10.0)
+        assert (await client.request("redraft/debugState", {}))["watchedFolders"] == [str(second)]
+        await client.did_open(document.as_uri(), typed)
+        result = await client.inline_completion(document.as_uri(), 2, len("logger = logging.getLogger("))
+        items = result["items"] if isinstance(result, dict) else result
+        assert [item["insertText"] for item in items][:1] == ["'demo.audit')"]
