@@ -37,10 +37,6 @@ class WatchedFolders:
         self._named: WorkspaceWatcher | None = None
         self._projects: OrderedDict[Path, WorkspaceWatcher] = OrderedDict()  # least recently opened first
 
-    @property
-    def named(self) -> bool:
-        return self._named is not None
-
     def watchers(self) -> list[WorkspaceWatcher]:
         return ([self._named] if self._named is not None else []) + list(self._projects.values())
 
@@ -60,7 +56,7 @@ class WatchedFolders:
             self._stop_in_background(old, [root for root in old.roots if root not in folders])
         if folders:
             for root in list(self._projects):
-                self._stop_in_background(self._projects.pop(root), [root])
+                self._stop_in_background(self._projects.pop(root), [root] if root not in folders else [])
 
     def opened(self, document: Path, open_documents: Iterable[Path]) -> None:
         """A ``file:`` document was opened: index its kind of file, and, with no folder
