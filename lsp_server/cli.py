@@ -72,7 +72,13 @@ def build_parser() -> argparse.ArgumentParser:
     train.add_argument("--no-download", action="store_true", help="standard library only, no pip")
     train.add_argument("--max-files", type=int, help="cap the training files (smoke runs)")
     train.add_argument("--next-edit-fraction", type=float, default=0.3, help="share of next-edit batches")
-    train.add_argument("--init-from", type=Path, help="warm-start from a model folder")
+    train.add_argument("--init-from", type=Path,
+                       help="warm-start from a model folder; a run's stable/ folder also brings its optimizer "
+                            "state and continues at the peak learning rate (no warmup)")
+    train.add_argument("--decay-fraction", type=float,
+                       help="warmup-stable-decay schedule: hold the peak learning rate, cool down over this last "
+                            "share of the steps (e.g. 0.2), and keep the weights before the cooldown in "
+                            "RUN/stable to continue from (default: cosine)")
     train.add_argument("--export", type=Path, help="write the trained model (fp16) to this folder")
     train.add_argument("--repo", type=Path,
                        help="fine-tune the shipped model (or --init-from) on this repository's Python files and "

@@ -176,6 +176,7 @@ def train(args: argparse.Namespace) -> int:
         context_tokens=args.context_tokens,
         time_limit_seconds=args.minutes * 60 if args.minutes else None,
         init_from=args.init_from,
+        decay_fraction=args.decay_fraction,
         next_edit_fraction=args.next_edit_fraction,
         eval_every=max(1, min(250, args.steps or 20_000)),
         network=NetworkConfig(vocab_size=tokenizer.vocab_size, n_layer=args.layers, n_head=args.heads,

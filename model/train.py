@@ -3,6 +3,15 @@
 Runs as a plain process or under ``torchrun`` (DDP, gloo on CPU, nccl on CUDA). Resumes
 from ``run_dir`` when a checkpoint is there; ``init_from`` warm-starts from a model folder
 (for example the shipped weights) with a fresh optimizer.
+
+Learning rate: linear warmup, then a cosine to ``min_lr_ratio`` of the peak, or — with
+``decay_fraction`` — warmup, stable, decay (WSD): the peak held until the last
+``decay_fraction`` of the steps, then a 1 − √progress cooldown to the same floor. A run of
+a few hours per session is a series of short runs; warm-starting each from the last one's
+annealed weights costs the start of every run climbing back (the held-out loss rises by
+~0.1 nats for the first ~1,500 steps). WSD keeps the weights *before* the cooldown in
+``run_dir/stable`` (with the optimizer state), and ``init_from`` that folder continues at
+the peak with no warmup and no climb, while the cooled-down weights are the ones shipped.
 """
 
 from __future__ import annotations
@@ -13,7 +22,7 @@ import math
 import os
 import random
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -42,6 +51,7 @@ log = logging.getLogger(__name__)
 
 OPTIMIZER_FILE = "optimizer.pt"
 STATE_FILE = "state.json"
+STABLE_DIR = "stable"  # a WSD run's weights and optimizer just before its cooldown
 LENGTH_HANDLING = ("eom", "expand_delete")
 
 
@@ -54,6 +64,7 @@ class TrainConfig:
     lr: float = 2e-3
     min_lr_ratio: float = 0.1
     warmup_steps: int = 200
+    decay_fraction: float | None = None  # WSD's cooldown share of the steps; None: cosine
     weight_decay: float = 0.1
     context_tokens: int = 256
     max_suffix_tokens: int = 96
@@ -140,9 +151,24 @@ def progress_line(
 def learning_rate(step: int, config: TrainConfig) -> float:
     if step < config.warmup_steps:
         return config.lr * (step + 1) / config.warmup_steps
-    progress = min(1.0, (step - config.warmup_steps) / max(1, config.steps - config.warmup_steps))
     floor = config.lr * config.min_lr_ratio
+    if config.decay_fraction is not None:
+        start = cooldown_start(config)
+        if step < start:
+            return config.lr
+        progress = min(1.0, (step - start) / max(1, config.steps - start))
+        return floor + (config.lr - floor) * (1 - math.sqrt(progress))
+    progress = min(1.0, (step - config.warmup_steps) / max(1, config.steps - config.warmup_steps))
     return floor + (config.lr - floor) * 0.5 * (1 + math.cos(math.pi * progress))
+
+
+def cooldown_start(config: TrainConfig) -> int:
+    """The first step of a WSD run's cooldown (``steps`` when there is none)."""
+    if config.decay_fraction is None:
+        return config.steps
+    if not 0 < config.decay_fraction <= 1:
+        raise ValueError(f"decay_fraction must be in (0, 1], not {config.decay_fraction}")
+    return round(config.steps * (1 - config.decay_fraction))
 
 
 @torch.no_grad()
@@ -181,14 +207,17 @@ class _Run:
 
     def save(
         self, core: DiffusionEditor, optimizer: torch.optim.Optimizer, tokenizer: CodeTokenizer,
-        step: int, tokens: int,
+        step: int, tokens: int, folder: Path | None = None,
     ) -> None:
-        save_model(core, tokenizer, self.dir, {"step": step, "tokens": tokens,
-                                              "context_tokens": self.config.context_tokens,
-                                              "max_suffix_tokens": self.config.max_suffix_tokens})
-        torch.save(optimizer.state_dict(), self.dir / (OPTIMIZER_FILE + ".tmp"))
-        (self.dir / (OPTIMIZER_FILE + ".tmp")).replace(self.dir / OPTIMIZER_FILE)
-        (self.dir / STATE_FILE).write_text(json.dumps({"step": step, "tokens": tokens}) + "\n")
+        """A checkpoint in the run folder (or in ``folder``, the stable snapshot)."""
+        folder = folder or self.dir
+        folder.mkdir(parents=True, exist_ok=True)
+        save_model(core, tokenizer, folder, {"step": step, "tokens": tokens,
+                                            "context_tokens": self.config.context_tokens,
+                                            "max_suffix_tokens": self.config.max_suffix_tokens})
+        torch.save(optimizer.state_dict(), folder / (OPTIMIZER_FILE + ".tmp"))
+        (folder / (OPTIMIZER_FILE + ".tmp")).replace(folder / OPTIMIZER_FILE)
+        (folder / STATE_FILE).write_text(json.dumps({"step": step, "tokens": tokens}) + "\n")
 
     def record(self, entry: dict[str, Any]) -> None:
         with open(self.history_path, "a") as handle:
@@ -209,6 +238,9 @@ def train(config: TrainConfig, tokenizer: CodeTokenizer) -> dict[str, float]:
         raise ValueError(f"length_handling must be one of {LENGTH_HANDLING}, not {config.length_handling!r}")
     if config.length_handling != "eom" and config.next_edit_fraction > 0:
         raise ValueError("expand/delete canvases are an FIM ablation: set next_edit_fraction to 0")
+    if config.init_from is not None and (config.init_from / OPTIMIZER_FILE).is_file():
+        # A stable snapshot (or a run folder): its optimizer continues at the peak, no warmup.
+        config = replace(config, warmup_steps=0)
     rank, world = _distributed()
     cuda = torch.cuda.is_available()
     device = torch.device("cuda", rank % torch.cuda.device_count()) if cuda else torch.device("cpu")
@@ -238,8 +270,12 @@ def train(config: TrainConfig, tokenizer: CodeTokenizer) -> dict[str, float]:
         [{"params": decay, "weight_decay": config.weight_decay}, {"params": no_decay, "weight_decay": 0.0}],
         lr=config.lr, betas=(0.9, 0.95),
     )
-    if state and (config.run_dir / OPTIMIZER_FILE).is_file():
-        optimizer.load_state_dict(torch.load(config.run_dir / OPTIMIZER_FILE, weights_only=True))
+    optimizer_from = config.run_dir if state else config.init_from
+    if optimizer_from is not None and (optimizer_from / OPTIMIZER_FILE).is_file():
+        optimizer.load_state_dict(torch.load(optimizer_from / OPTIMIZER_FILE, weights_only=True))
+        if not state:
+            log.info("continuing the optimizer state of %s at the peak learning rate", optimizer_from)
+    stable_at = cooldown_start(config) if config.decay_fraction is not None else None
 
     train_files = read_corpus(config.corpus_dir / "train.jsonl")
     train = TrainingSources(train_files, read_edit_pairs(config.corpus_dir / "edits_train.jsonl"))
@@ -263,6 +299,9 @@ def train(config: TrainConfig, tokenizer: CodeTokenizer) -> dict[str, float]:
         before = {f"before_{k}": v for k, v in evaluate(core, dev_fim, dev_edits, tokenizer, config, use_bf16).items()}
         log.info("before training: %s", "  ".join(f"{k} {v:.3f}" for k, v in before.items()))
     while step < config.steps:
+        if rank == 0 and step == stable_at:
+            run.save(core, optimizer, tokenizer, step, tokens, config.run_dir / STABLE_DIR)
+            log.info("cooldown starts: the weights before it are in %s", config.run_dir / STABLE_DIR)
         batch = next(stream)
         batch = Batch(batch.context.to(device), batch.context_valid.to(device), batch.targets.to(device))
         for group in optimizer.param_groups:

@@ -65,3 +65,36 @@ def test_a_warm_start_keeps_the_tokenizer_of_the_model_it_starts_from(tmp_path: 
                    "--vocab", "450", cwd=tmp_path)
     assert warm.returncode == 0, warm.stderr
     assert (second / "runs" / "main" / "tokenizer.json").read_text() == (export / "tokenizer.json").read_text()
+
+
+def test_warmup_stable_decay_holds_the_peak_then_cools_down_to_the_floor(tmp_path: Path) -> None:
+    from model.train import TrainConfig, cooldown_start, learning_rate
+
+    config = TrainConfig(corpus_dir=tmp_path, run_dir=tmp_path, steps=1000, lr=1e-3, warmup_steps=100,
+                         decay_fraction=0.2)
+    assert cooldown_start(config) == 800
+    assert learning_rate(0, config) == 1e-3 / 100
+    assert learning_rate(100, config) == learning_rate(799, config) == 1e-3
+    cooling = [learning_rate(step, config) for step in range(800, 1001, 50)]
+    assert cooling == sorted(cooling, reverse=True) and cooling[0] == 1e-3
+    assert abs(learning_rate(1000, config) - 1e-4) < 1e-12  # min_lr_ratio of the peak
+    cosine = TrainConfig(corpus_dir=tmp_path, run_dir=tmp_path, steps=1000, lr=1e-3, warmup_steps=100)
+    assert cooldown_start(cosine) == 1000 and learning_rate(500, cosine) < 1e-3
+
+
+def test_a_wsd_run_keeps_its_weights_before_the_cooldown_and_a_new_run_continues_from_them(
+    tmp_path: Path,
+) -> None:
+    work = tmp_path / "work"
+    done = redraft("train", "--work-dir", str(work), "--steps", "4", "--decay-fraction", "0.5", *TINY, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    stable = work / "runs" / "main" / "stable"
+    assert json.loads((stable / "state.json").read_text())["step"] == 2
+    assert (stable / "optimizer.pt").is_file() and load_model(stable).network.config.d_model == 32
+    # The cooldown starts at step 2, so the last progress line shows the peak — unless a
+    # warmup (200 steps by default) were still climbing.
+    resumed = redraft("-v", "train", "--work-dir", str(work), "--run-name", "next", "--steps", "2",
+                      "--decay-fraction", "0.01", "--init-from", str(stable), *TINY, cwd=tmp_path)
+    assert resumed.returncode == 0, resumed.stderr
+    assert "continuing the optimizer state" in resumed.stderr
+    assert "step 2/2 (100%)" in resumed.stderr and "lr 1.50e-03" in resumed.stderr
