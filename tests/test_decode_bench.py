@@ -12,6 +12,7 @@ from lsp_server.cli import main
 from model.bench.decode import DECODERS, dev_cases
 
 ALL_AT_ONCE = "τ=0, length first (all in one pass)"
+CAPPED = "the same, capped at 4 passes (as you type)"
 
 
 def write_corpus(path: Path) -> None:
@@ -51,6 +52,9 @@ def test_bench_decode_on_held_out_spans_prints_a_row_per_decoder(
     rows = capsys.readouterr().out.splitlines()[2:]
     assert [row[:42].strip() for row in rows] == [decoder.name for decoder in DECODERS]
     left_to_right, all_at_once = rows[-1].split(), rows[[d.name for d in DECODERS].index(ALL_AT_ONCE)].split()
-    assert left_to_right[-6] == "2" and left_to_right[-4] == "1.00"  # cases, tokens per pass
-    # Everything committed in the first pass: as many tokens per pass as per answer.
-    assert all_at_once[-4] == all_at_once[-1]
+    assert left_to_right[-7] == "2" and left_to_right[-5] == "1.00"  # cases, tokens per pass
+    # Everything committed in the first pass: as many tokens per pass as per answer, and
+    # the whole 16-position canvas in that one pass.
+    assert all_at_once[-5] == all_at_once[-2] and all_at_once[-1] == "16.00"
+    capped = rows[[d.name for d in DECODERS].index(CAPPED)].split()
+    assert float(capped[-1]) >= 16 / 4  # at most 4 passes per case
