@@ -56,6 +56,7 @@ def cut_from_files(
     """``dev_cases`` with the file each case was cut from."""
     rng = random.Random(seed)
     mix = span_mix or SPAN_MIX
+    files = [source for source in files if source.text.strip()]  # an empty file has no span to cut
     cases: list[tuple[SourceFile, str, str, str]] = []
     while files and len(cases) < count:
         source = rng.choice(files)

@@ -43,6 +43,15 @@ def test_dev_cases_are_cut_from_the_corpus_text(tmp_path: Path) -> None:
     assert all(case.prefix + case.middle + case.suffix == text and case.middle.strip() for case in cases)
 
 
+def test_empty_files_in_the_corpus_are_skipped_when_cutting_cases(tmp_path: Path) -> None:
+    corpus = tmp_path / "dev.jsonl"
+    write_corpus(corpus)
+    empty = {"package": "tiny", "path": "tiny/__init__.py", "text": ""}
+    corpus.write_text(json.dumps(empty) + "\n" + corpus.read_text() + json.dumps({**empty, "text": "\n\n"}) + "\n")
+    cases = dev_cases(corpus, 20)
+    assert len(cases) == 20 and all(case.middle.strip() for case in cases)
+
+
 def test_bench_decode_on_held_out_spans_prints_a_row_per_decoder(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
