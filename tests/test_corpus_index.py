@@ -81,3 +81,12 @@ def test_a_package_is_not_skipped_for_another_whose_name_it_starts(
     monkeypatch.setattr(corpus, "download_sdist", lambda req, name, dest: fetched.append(req))
     corpus.download_sdists(["requests==2.34.2", "requests-oauthlib==2.0.0"], tmp_path, workers=1)
     assert fetched == ["requests==2.34.2"]
+
+
+def test_the_pinned_list_names_each_package_once_with_a_version_and_never_an_evaluation_package() -> None:
+    pins = corpus.pinned_packages()
+    names = [corpus.package_name(pin) for pin in pins]
+    assert len(names) == len(set(names)) >= 200
+    assert all(pin.count("==") == 1 and pin.split("==")[1] for pin in pins)
+    assert not set(names) & corpus.EXCLUDED_NAMES
+    assert set(names) >= corpus.DEV_PACKAGES  # the held-out split is downloaded like the rest
