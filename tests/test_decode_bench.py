@@ -67,3 +67,11 @@ def test_bench_decode_on_held_out_spans_prints_a_row_per_decoder(
     assert all_at_once[-5] == all_at_once[-2] and all_at_once[-1] == "16.00"
     capped = rows[[d.name for d in DECODERS].index(CAPPED)].split()
     assert float(capped[-1]) >= 16 / 4  # at most 4 passes per case
+
+
+def test_the_as_you_type_row_uses_the_servers_default_cap() -> None:
+    from lsp_server.options import ServerOptions
+    from model.bench.decode import AS_YOU_TYPE_MAX_STEPS
+
+    # model/ knows nothing of the server, so the bench keeps its own copy of the default.
+    assert ServerOptions().automatic_max_steps == AS_YOU_TYPE_MAX_STEPS
