@@ -142,6 +142,11 @@ def build_parser() -> argparse.ArgumentParser:
     nextedit.add_argument("--threshold", type=float, default=0.0,
                           help="nextEditConfidenceThreshold sent to the server (0: see every proposal; "
                                "0.5, the default the server serves, measures the served latency)")
+    rename = suites.add_parser("rename", help="one use of a name renamed by hand, then the next edit asked for")
+    rename.add_argument("folder", type=Path, help="a folder of Python files (all of them, recursively)")
+    rename.add_argument("--limit", type=int, default=300, help="renames, drawn at random")
+    rename.add_argument("--threshold", type=float, default=0.5,
+                        help="nextEditConfidenceThreshold sent to the server (default: the served default)")
     decode = suites.add_parser("decode", help="commit rules side by side on the same FIM cases (in-process)")
     cases = decode.add_mutually_exclusive_group(required=True)
     cases.add_argument("--data", type=Path, help="a HumanEval-infilling .jsonl.gz")

@@ -352,6 +352,14 @@ def bench(args: argparse.Namespace) -> int:
         print(format_latency(typed, args.interval_ms))
         return 0
 
+    if args.suite == "rename":
+        from lsp_server.bench.rename import format_rename, run_rename_bench
+
+        if not args.folder.is_dir():
+            raise ValueError(f"{args.folder} is not a folder")
+        print(format_rename(run_rename_bench(args.folder, args.limit, command, args.threshold), args.threshold))
+        return 0
+
     if args.suite == "nextedit":
         from lsp_server.bench.nextedit import format_nextedit, run_nextedit_bench
 

@@ -100,9 +100,28 @@ class Document:
             start = offset_at(self.text, change.range.start, encoding, starts)
             end = offset_at(self.text, change.range.end, encoding, starts)
             start, end = min(start, end), max(start, end)
-            self.text = self.text[:start] + change.text + self.text[end:]
+            before = self.text
+            self.text = before[:start] + change.text + before[end:]
+            self._starts = (self.text, updated_line_starts(before, starts, start, end, self.text))
         else:
             self.text = change.text
+
+
+def updated_line_starts(before: str, starts: list[int], start: int, end: int, after: str) -> list[int]:
+    """``line_starts(after)`` when ``after`` is ``before`` with [start, end) replaced: only
+    the changed lines are scanned and the starts below are shifted, so a keystroke in a
+    large document does not rescan all of it."""
+    first = _bisect_right(starts, start) - 1
+    rest = _bisect_right(starts, end)  # the first line start after the changed range
+    if first > 0 and before[starts[first] - 1] == "\r":
+        return line_starts(after)  # the change could join a \r with a \n into one break
+    delta = len(after) - len(before)
+    region_end = (starts[rest] if rest < len(starts) else len(before)) + delta
+    region = after[starts[first] : region_end]
+    middle = [starts[first] + m.end() for m in _LINE_BREAK.finditer(region)]
+    if rest < len(starts):  # the region ends with the break before line `rest`
+        return [*starts[: first + 1], *middle, *map(delta.__add__, starts[rest + 1 :])]
+    return [*starts[: first + 1], *middle]
 
 
 class DocumentStore:

@@ -9,13 +9,16 @@ that kind reached on held-out real edits (``NextEditCalibration``).
 
 Kinds:
 - ``rename``: one identifier replaced by another (every changed token in the edit is that
-  same replacement); other lines using the old name get the new one. A parameter renamed
-  in a ``def``/``function`` header is carried only through that function's body.
+  same replacement); other uses of the old name get the new one, on the edited line too. A
+  parameter renamed in a ``def``/``function`` header is carried only through that
+  function's body, a local name through its function. A name keeps its role: a renamed
+  variable leaves ``f(path=path)``'s keyword alone, a renamed keyword leaves variables.
 - ``call_site``: the arguments of a call ``name(…)`` changed by appending, prepending,
   replacing or removing one argument; other calls of ``name`` with the old argument get
   the same change.
 - ``same_line``: a whole line was rewritten or deleted; lines equal to its old text get
-  the same rewrite (with their own indentation) or are deleted.
+  the same rewrite (with their own indentation) or are deleted. Not for a rename, whose
+  twin line in another function is another variable.
 - ``substitution``, only when none of the above applies: one line's change is one
   contiguous run of tokens replaced by another (``"%s" % x`` → ``str(x)``, ``.get(`` →
   ``.pop(``, ``, 0)`` → ``, None)``); other lines holding that run between the same
@@ -24,11 +27,13 @@ Kinds:
 
 from __future__ import annotations
 
+import bisect
 import builtins
 import difflib
+import itertools
 import keyword
 import re
-from collections.abc import Iterable
+from collections.abc import Container, Iterable
 from dataclasses import dataclass, replace
 
 from model.formats import lsp_lines_with_ends
@@ -200,23 +205,64 @@ def _renames(lines: list[str], change: Change, edited: range, window: range, pat
     old_name, new_name, dotted = found
     if old_name in _BUILTIN_NAMES:  # `list` → `Sequence` here says nothing about `list` there
         return
+    comment = _comment_marker(path)
+    literals = _PythonLiterals(lines) if comment == "#" else None
+    in_strings = literals.rows_inside_strings() if literals is not None else set()
     rows: range = window
     if header_row is not None:  # a parameter: only its function's body
-        rows = _block_after(lines, header_row)
+        rows = _block_after(lines, header_row, in_strings)
     elif not dotted:  # a local name: only the function around the change, if any
-        enclosing = _enclosing_header(lines, change.start_line)
+        enclosing = _enclosing_header(lines, change.start_line, in_strings)
         if enclosing is not None:
-            rows = _block_after(lines, enclosing)
-    comment = _comment_marker(path)
-    using = [row for row in range(max(rows.start, window.start), min(rows.stop, window.stop))
-             if old_name in lines[row] and (row not in edited or row == header_row)]
-    in_strings = _lines_inside_triple_quotes(lines) if using and comment == "#" else set()
+            rows = _block_after(lines, enclosing, in_strings)
+    # The renamed name's role: a variable renamed in `f(path=path)` keeps the keyword, and a
+    # keyword renamed at one call is renamed at the other calls, not in the variables.
+    roles = {_role(lines, row, match.start(), new_name) for row in edited if row < len(lines)
+             for match in _name_pattern(new_name).finditer(lines[row])} or {_VARIABLE, _KEYWORD}
+    if _DEFINED in roles:  # a renamed function or class: its uses are variables
+        roles.add(_VARIABLE)
+    # The edited lines count too: `value` renamed once in `f(value) or g(value)` is renamed twice.
+    using = [row for row in (*edited, *range(max(rows.start, window.start), min(rows.stop, window.stop)))
+             if row < len(lines) and old_name in lines[row]]
+    using = list(dict.fromkeys(using))
     for row in using:
-        if row in in_strings:
-            continue
-        rewritten = _replace_name(lines[row], old_name, new_name, dotted, comment)
+        code = literals.code_spans(row) if literals is not None else _code_spans(lines[row], comment)
+        rewritten = _replace_name(lines, row, old_name, new_name, dotted, code, roles)
         if rewritten != lines[row]:
             yield PatternEdit(row, row + 1, rewritten, RENAME)
+
+
+_VARIABLE, _KEYWORD, _DEFINED = "variable", "keyword", "defined"
+_DEFINING = re.compile(r"(?:\bdef|\bclass|\bfunction|\bfn|\bfunc)\s+\Z")
+
+
+def _name_pattern(name: str) -> re.Pattern[str]:
+    return re.compile(rf"(?<![\w]){re.escape(name)}(?!\w)")
+
+
+def _role(lines: list[str], row: int, start: int, name: str) -> str:
+    """``_DEFINED`` for the name a ``def`` or ``class`` defines; ``_KEYWORD`` for a call's
+    keyword argument (``name=`` inside a call's parentheses on the line, or at depth 0 on a
+    continuation line of a call); else ``_VARIABLE`` (parameters, assignments, uses)."""
+    line = lines[row]
+    if _DEFINING.search(line, 0, start):
+        return _DEFINED
+    if not re.match(r"\s*=(?!=)", line[start + len(name):]) or _HEADER.match(line):
+        return _VARIABLE
+    before = line[:start]
+    depth = sum(before.count(ch) for ch in "([{") - sum(before.count(ch) for ch in ")]}")
+    if depth > 0:
+        return _KEYWORD
+    if before.strip() and not before.rstrip().endswith(","):
+        return _VARIABLE
+    above = next((lines[r] for r in range(row - 1, max(-1, row - 20), -1) if lines[r].strip()), "")
+    if not above.rstrip().endswith(("(", ",")):
+        return _VARIABLE
+    header = _enclosing_header(lines, row)
+    if header is not None and all(lines[r].rstrip().endswith(("(", ",")) for r in range(header, row)
+                                  if lines[r].strip()):
+        return _VARIABLE  # a parameter with a default, in a header split over lines
+    return _KEYWORD
 
 
 def _is_parameter(header: str, name: str) -> bool:
@@ -230,22 +276,57 @@ def _is_defined_name(header: str, name: str) -> bool:
     return re.search(rf"\b(?:def|function|fn|func)\s+{re.escape(name)}\b", header) is not None
 
 
-def _lines_inside_triple_quotes(lines: list[str]) -> set[int]:
-    """Rows wholly inside a triple-quoted string (docstrings), by a cheap quote count."""
-    inside, rows, quote = False, set(), ""
-    for row, line in enumerate(lines):
-        if inside and quote not in line:
-            rows.add(row)
-            continue
-        for marker in ('"""', "'''"):
-            if (not inside or marker == quote) and line.count(marker) % 2 == 1:
-                inside, quote = not inside, marker
-                break
-    return rows
+# A comment, or a string literal of any quoting up to its end (or the text's, if unclosed):
+# strings are skipped whole, so that `'"""'` opens nothing.
+_PYTHON_LITERAL = re.compile(
+    r'#[^\n]*'
+    r'|"""(?:\\.|[^\\])*?(?:"""|\Z)'
+    r"|'''(?:\\.|[^\\])*?(?:'''|\Z)"
+    r'|"(?:\\.|[^"\\\n])*(?:"|$)'
+    r"|'(?:\\.|[^'\\\n])*(?:'|$)",
+    re.MULTILINE | re.DOTALL)
 
 
-def _block_after(lines: list[str], header_row: int) -> range:
-    """The lines indented deeper than a header (blank lines inside included)."""
+class _PythonLiterals:
+    """Where a Python text's comments and string literals are, with strings read across
+    lines: a docstring's closing line is prose up to its quotes, and the lines inside a
+    triple-quoted string are not code, whatever their indentation."""
+
+    def __init__(self, lines: list[str]) -> None:
+        self.starts = list(itertools.accumulate((len(line) for line in lines), initial=0))
+        self.spans = [match.span() for match in _PYTHON_LITERAL.finditer("".join(lines))]
+        self._span_starts = [start for start, _ in self.spans]
+
+    def code_spans(self, row: int) -> list[tuple[int, int]]:
+        """The row's character ranges outside comments and strings."""
+        row_start, row_end = self.starts[row], self.starts[row + 1]
+        code, at = [], row_start
+        # The literals overlapping the row: from the last one starting before it.
+        index = max(0, bisect.bisect_right(self._span_starts, row_start) - 1)
+        while index < len(self.spans) and self.spans[index][0] < row_end:
+            start, end = self.spans[index]
+            if end > at:
+                if start > at:
+                    code.append((at - row_start, start - row_start))
+                at = max(at, end)
+            index += 1
+        if at < row_end:
+            code.append((at - row_start, row_end - row_start))
+        return code
+
+    def rows_inside_strings(self) -> set[int]:
+        """Rows that begin inside a string literal (a multi-line string's later lines)."""
+        rows: set[int] = set()
+        for start, end in self.spans:
+            first = bisect.bisect_right(self.starts, start)  # the first row starting after it opens
+            last = bisect.bisect_left(self.starts, end)  # rows before this one start before it closes
+            rows.update(range(first, last))
+        return rows
+
+
+def _block_after(lines: list[str], header_row: int, in_strings: Container[int] = ()) -> range:
+    """The lines indented deeper than a header (blank lines and the insides of multi-line
+    strings included)."""
     indent = _indent_of(lines[header_row])
     row = header_row + 1
     # A header split over several lines ends at the first line that ends with ':' or '{'.
@@ -255,19 +336,19 @@ def _block_after(lines: list[str], header_row: int) -> range:
             break
         row += 1
     end = row
-    while end < len(lines) and (not lines[end].strip() or _indent_of(lines[end]) > indent):
+    while end < len(lines) and (not lines[end].strip() or _indent_of(lines[end]) > indent or end in in_strings):
         end += 1
     return range(header_row + 1, end)
 
 
-def _enclosing_header(lines: list[str], row: int) -> int | None:
+def _enclosing_header(lines: list[str], row: int, in_strings: Container[int] = ()) -> int | None:
     """The nearest function header above ``row`` that ``row`` is indented under."""
     if row >= len(lines):
         return None
     indent = _indent_of(lines[row])
     for above in range(row - 1, -1, -1):
         line = lines[above]
-        if not line.strip() or _indent_of(line) >= indent:
+        if not line.strip() or _indent_of(line) >= indent or above in in_strings:
             continue
         if _HEADER.match(line):
             return above
@@ -316,13 +397,16 @@ def _code_spans(line: str, comment: str | None) -> list[tuple[int, int]]:
     return [(a, b) for a, b in spans if b > a]
 
 
-def _replace_name(line: str, old: str, new: str, dotted: bool, comment: str | None) -> str:
-    pattern = re.compile(rf"(?<![\w]){re.escape(old)}(?!\w)")
+def _replace_name(lines: list[str], row: int, old: str, new: str, dotted: bool, code: list[tuple[int, int]],
+                  roles: set[str]) -> str:
+    """Line ``row`` with ``old`` replaced where it stands as a name (after a dot or not, as
+    ``dotted`` says) within the ``code`` spans, in one of the ``roles``."""
+    line = lines[row]
     pieces, last = [], 0
-    for a, b in _code_spans(line, comment):
-        for match in pattern.finditer(line, a, b):
+    for a, b in code:
+        for match in _name_pattern(old).finditer(line, a, b):
             after_dot = line[: match.start()].rstrip().endswith(".")
-            if after_dot != dotted:
+            if after_dot != dotted or _role(lines, row, match.start(), old) not in roles:
                 continue
             pieces.append(line[last : match.start()] + new)
             last = match.end()
@@ -438,6 +522,8 @@ def _same_lines(lines: list[str], change: Change, edited: range, window: range) 
     old = old_lines[0].strip()
     if len(old) < 6:  # short lines (`pass`, `else:`) repeat by coincidence
         return
+    if new_lines and _renamed_identifier(old_lines[0], new_lines[0]) is not None:
+        return  # a rename: the rename pattern knows its scope, a twin line elsewhere may be out of it
     new = new_lines[0].strip() if new_lines else None
     for row in window:
         line = lines[row]

@@ -1,7 +1,9 @@
+import random
+
 import pytest
 from lsprotocol import types
 
-from lsp_server.documents import Document, line_starts, offset_at, position_at
+from lsp_server.documents import Document, line_starts, offset_at, position_at, updated_line_starts
 
 UTF16 = types.PositionEncodingKind.Utf16
 UTF8 = types.PositionEncodingKind.Utf8
@@ -51,3 +53,15 @@ def test_characters_splitlines_breaks_at_are_not_lsp_line_breaks(odd: str) -> No
     assert line_starts(text) == [0, 4]
     assert offset_at(text, types.Position(1, 2), types.PositionEncodingKind.Utf16) == 6
     assert position_at(text, 7, types.PositionEncodingKind.Utf16) == types.Position(1, 3)
+
+
+def test_line_starts_updated_for_a_change_equal_a_full_rescan() -> None:
+    rng = random.Random(7)
+    pieces = ["a", "é", "😀", " ", "\n", "\r", "\r\n"]
+    for _ in range(20_000):
+        before = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 10)))
+        start = rng.randint(0, len(before))
+        end = rng.randint(start, len(before))
+        after = before[:start] + "".join(rng.choice(pieces) for _ in range(rng.randint(0, 4))) + before[end:]
+        assert updated_line_starts(before, line_starts(before), start, end, after) == line_starts(after), \
+            (before, start, end, after)

@@ -134,3 +134,66 @@ def test_a_substitution_gives_way_to_a_more_specific_pattern_and_needs_a_replace
     # A pure insertion replaces nothing: there is no run to look for elsewhere.
     inserted = pattern_edits(lines_of("x = f(a, b)\ny = f(a)\n"), Change(0, "x = f(a)\n", "x = f(a, b)\n"))
     assert all(e.kind != SUBSTITUTION for e in inserted)
+
+
+def test_a_renamed_variable_keeps_the_keywords_it_is_passed_as() -> None:
+    text = ('def save(data):\n    target = pick()\n    write(data, target=path, mode="w")\n'
+            '    log(\n        level=1, path=path,\n    )\n    return path\n')
+    before = "    path = pick()\n"
+    edits = pattern_edits(lines_of(text), Change(1, before, "    target = pick()\n"), "m.py")
+    assert [(e.start_line, e.end_line, e.new_text) for e in edits] == [
+        (2, 3, '    write(data, target=target, mode="w")\n'),
+        (4, 5, "        level=1, path=target,\n"),
+        (6, 7, "    return target\n"),
+    ]
+
+
+def test_a_keyword_renamed_at_one_call_is_renamed_at_the_others_but_not_as_a_variable() -> None:
+    text = "connect(host, wait=timeout)\nconnect(other, timeout=timeout)\ntimeout = 3\n"
+    edits = pattern_edits(lines_of(text), Change(0, "connect(host, timeout=timeout)\n", text.split("\n")[0] + "\n"),
+                          "m.py")
+    assert [(e.start_line, e.new_text) for e in edits] == [(1, "connect(other, wait=timeout)\n")]
+
+
+def test_the_other_uses_on_the_edited_line_are_renamed_too() -> None:
+    text = "def f(items):\n    first = stack if stack else items\n    return stack\n"
+    edits = pattern_edits(lines_of(text), Change(1, "    first = stack if stack else items\n",
+                                                 "    first = queue if stack else items\n"), "m.py")
+    assert [(e.start_line, e.end_line, e.new_text) for e in edits] == [
+        (1, 3, "    first = queue if queue else items\n    return queue\n")]
+
+
+def test_a_rename_in_one_function_is_not_copied_to_the_same_line_in_another() -> None:
+    text = ("def add(self, other):\n    result = minus(self, other)\n    return result\n\n\n"
+            "def sub(self, other):\n    result = minus(self, other)\n    return result\n")
+    change = Change(6, "    result = minus(self, other)\n", "    total = minus(self, other)\n")
+    lines = lines_of(text)
+    lines[6] = change.new_text
+    edits = pattern_edits(lines, change, "m.py")
+    # `add`'s twin of the edited line is another function's `result`.
+    assert [(e.start_line, e.new_text, e.kind) for e in edits] == [(7, "    return total\n", RENAME)]
+
+
+def test_strings_are_read_across_lines_when_a_quote_holds_triple_quotes() -> None:
+    text = ('QUOTE = \'"""\'\n\n\ndef f(name):\n    """Greets\n    who is named."""\n'
+            '    return "hi who" + who  # who\n')
+    lines = lines_of(text)
+    edits = pattern_edits(lines, Change(3, "def f(who):\n", "def f(name):\n"), "m.py")
+    # Before, `'"""'` opened a docstring that ran to the end of the file and hid every use;
+    # the docstring's closing line is prose up to its quotes.
+    assert [(e.start_line, e.new_text) for e in edits] == [(6, '    return "hi who" + name  # who\n')]
+
+
+def test_a_parameter_named_like_its_function_leaves_the_function_name_alone() -> None:
+    text = "def limit(self, bound: int) -> None:\n    self._limit = limit\n"
+    lines = lines_of(text)
+    edits = pattern_edits(lines, Change(0, "def limit(self, limit: int) -> None:\n", lines[0]), "m.py")
+    assert [(e.start_line, e.new_text) for e in edits] == [(1, "    self._limit = bound\n")]
+
+
+def test_a_multi_line_string_at_the_left_margin_does_not_end_the_function() -> None:
+    text = 'def test():\n    expected = """a = 1\nb = 2\n"""\n    assert parse(content)\n\n\ncontent = 3\n'
+    lines = lines_of(text)
+    edits = pattern_edits(lines, Change(1, '    content = """a = 1\n', lines[1]), "m.py")
+    # The function goes on after `b = 2` and the closing quotes; the module's `content` is another name.
+    assert [(e.start_line, e.new_text) for e in edits] == [(4, "    assert parse(expected)\n")]

@@ -1,0 +1,189 @@
+"""``redraft bench rename``: one use of a name renamed by hand, then the next edit asked for.
+
+The everyday next edit, "rename here → same rename there", as a person makes it: for a
+name that a Python function uses at least twice (a parameter or a local, found with
+``ast``; ``self``, ``cls`` and builtins left out), open the file, select the name's first
+use and type the new name one character per ``didChange`` (the first keystroke replaces
+the selection), then call ``redraft/nextEdit`` with the cursor after it and apply
+``items[0].edit``, exactly as the contract says. Keyword names in calls (``f(path=…)``)
+are not uses of the variable, and ``ast`` does not list them.
+
+Right: the document then has the next use of the name renamed, or the next several in
+order. Shown: an answer at or above the threshold (the served default, 0.5, unless told).
+"""
+
+from __future__ import annotations
+
+import ast
+import asyncio
+import builtins
+import random
+import re
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from lsp_server.bench.fim import percentile, position_to_offset
+from lsp_server.bench.lsp_client import ContentChange, LspClient, LspPosition, LspRange
+
+_NOT_RENAMED = frozenset(dir(builtins)) | {"self", "cls"}
+
+
+@dataclass(frozen=True)
+class RenameCase:
+    path: Path
+    text: str
+    name: str
+    uses: tuple[tuple[int, int], ...]  # (line, character) of each use, in order; characters are str offsets
+    new_name: str
+
+
+@dataclass
+class RenameOutcome:
+    shown: bool
+    right: bool
+    latency_ms: float
+
+
+@dataclass
+class RenameReport:
+    files: int = 0
+    outcomes: list[RenameOutcome] = field(default_factory=list)
+
+
+def rename_cases(paths: list[Path], limit: int, seed: int) -> tuple[list[RenameCase], int]:
+    """Up to ``limit`` cases drawn at random from the functions of ``paths``, and how many
+    files could be parsed."""
+    rng = random.Random(seed)
+    found: list[RenameCase] = []
+    parsed = 0
+    for path in paths:
+        try:
+            text = path.read_text(encoding="utf-8")
+            tree = ast.parse(text)
+        except (OSError, UnicodeDecodeError, SyntaxError, ValueError):
+            continue
+        parsed += 1
+        lines = text.splitlines(keepends=True)
+        for function in ast.walk(tree):
+            if isinstance(function, ast.FunctionDef | ast.AsyncFunctionDef):
+                for name, uses in _uses_in(function, lines).items():
+                    if len(uses) >= 2:
+                        new_name = f"new_{name}" if rng.random() < 0.5 else f"{name}_renamed"
+                        found.append(RenameCase(path, text, name, tuple(uses), new_name))
+    rng.shuffle(found)
+    return found[:limit], parsed
+
+
+def _uses_in(function: ast.FunctionDef | ast.AsyncFunctionDef, lines: list[str]) -> dict[str, list[tuple[int, int]]]:
+    """Each parameter's and local name's uses in ``function`` (nested functions' names
+    included), as (line, str offset); a name with any position that doesn't check out is dropped."""
+    uses: dict[str, set[tuple[int, int]]] = {}
+    dropped: set[str] = set()
+    nodes: list[tuple[str, int, int]] = [(a.arg, a.lineno, a.col_offset) for a in _parameters(function)]
+    # The body only: decorators, annotations and defaults belong to the enclosing scope.
+    body = [node for statement in function.body for node in ast.walk(statement)]
+    names = [node for node in body if isinstance(node, ast.Name)]
+    nodes += [(node.id, node.lineno, node.col_offset) for node in names]
+    for declaration in (node for node in body if isinstance(node, ast.Nonlocal | ast.Global)):
+        encoded = lines[declaration.lineno - 1].encode("utf-8")
+        for name in declaration.names:  # `nonlocal a, b` gives no position per name
+            found = re.search(rf"\b{name}\b".encode(), encoded[declaration.col_offset :])
+            if found is not None:
+                nodes.append((name, declaration.lineno, declaration.col_offset + found.start()))
+    # Names the function binds (its parameters, what it assigns): renaming an imported or
+    # global name at one use is not a rename a person makes.
+    bound = {name for name, _, _ in nodes[: len(nodes) - len(names)]} | \
+        {node.id for node in names if isinstance(node.ctx, ast.Store)}
+    for name, lineno, byte_offset in nodes:
+        if name in _NOT_RENAMED or len(name) < 2 or name not in bound:
+            continue
+        line = lines[lineno - 1] if lineno - 1 < len(lines) else ""
+        # ast counts UTF-8 bytes; the document counts characters.
+        character = len(line.encode("utf-8")[:byte_offset].decode("utf-8", errors="ignore"))
+        if line[character : character + len(name)] != name:
+            dropped.add(name)
+            continue
+        uses.setdefault(name, set()).add((lineno - 1, character))
+    return {name: sorted(at) for name, at in uses.items() if name not in dropped}
+
+
+def _parameters(function: ast.FunctionDef | ast.AsyncFunctionDef) -> list[ast.arg]:
+    arguments = function.args
+    extra = [a for a in (arguments.vararg, arguments.kwarg) if a is not None]
+    return [*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs, *extra]
+
+
+def _utf16(line: str, character: int) -> int:
+    return len(line[:character].encode("utf-16-le")) // 2
+
+
+def _renamed(lines: list[str], uses: tuple[tuple[int, int], ...], old: str, new: str) -> str:
+    """The text with the given uses renamed (uses on one line from the right, so offsets hold)."""
+    renamed = list(lines)
+    for line, character in sorted(uses, reverse=True):
+        text = renamed[line]
+        renamed[line] = text[:character] + new + text[character + len(old) :]
+    return "".join(renamed)
+
+
+async def _case(client: LspClient, uri: str, case: RenameCase) -> RenameOutcome:
+    lines = case.text.splitlines(keepends=True)
+    line, character = case.uses[0]
+    start = _utf16(lines[line], character)
+    await client.did_open(uri, case.text)
+    # Select the old name, type the new one: the first keystroke replaces the selection.
+    end = start + _utf16(case.name, len(case.name))
+    for version, typed in enumerate(case.new_name, start=2):
+        selection = LspRange(start=LspPosition(line=line, character=start), end=LspPosition(line=line, character=end))
+        await client.did_change(uri, version, [ContentChange(range=selection, text=typed)])
+        start = end = start + _utf16(typed, 1)
+    document = _renamed(lines, case.uses[:1], case.name, case.new_name)
+    started = time.perf_counter()
+    result = await client.request("redraft/nextEdit", {"textDocument": {"uri": uri},
+                                                       "position": {"line": line, "character": start}})
+    latency = (time.perf_counter() - started) * 1000
+    await client.did_close(uri)
+    if not result or not result.get("items"):
+        return RenameOutcome(False, False, latency)
+    edit = result["items"][0]["edit"]
+    first, last = edit["range"]["start"], edit["range"]["end"]
+    a = position_to_offset(document, first["line"], first["character"])
+    b = position_to_offset(document, last["line"], last["character"])
+    edited = document[:a] + edit["newText"] + document[b:]
+    right = any(edited == _renamed(lines, case.uses[: k + 1], case.name, case.new_name)
+                for k in range(1, len(case.uses)))
+    return RenameOutcome(True, right, latency)
+
+
+async def _run(cases: list[RenameCase], command: list[str], threshold: float) -> list[RenameOutcome]:
+    outcomes = []
+    async with LspClient(command, timeout=120) as client:
+        await client.initialize({"nextEditConfidenceThreshold": threshold, "requestTimeoutMs": 30_000})
+        await client.initialized()
+        for n, case in enumerate(cases):
+            outcomes.append(await _case(client, f"file:///bench/rename/{n}/{case.path.name}", case))
+    return outcomes
+
+
+def run_rename_bench(folder: Path, limit: int, command: list[str], threshold: float = 0.5,
+                     seed: int = 0) -> RenameReport:
+    paths = sorted(p for p in folder.rglob("*.py") if p.is_file())
+    cases, parsed = rename_cases(paths, limit, seed)
+    return RenameReport(parsed, asyncio.run(_run(cases, command, threshold)))
+
+
+def format_rename(report: RenameReport, threshold: float) -> str:
+    outcomes = report.outcomes
+    n = len(outcomes)
+    shown = [o for o in outcomes if o.shown]
+    right = sum(o.right for o in shown)
+    latencies = [o.latency_ms for o in outcomes]
+    return (f"{n} renames in {report.files} files, threshold {threshold:g}\n"
+            f"shown {share(len(shown), n)}   right among shown {share(right, len(shown))}   "
+            f"right overall {share(right, n)}\n"
+            f"latency p50 {percentile(latencies, 50):.0f} ms  p95 {percentile(latencies, 95):.0f} ms")
+
+
+def share(part: int, whole: int) -> str:
+    return f"{part / whole:.1%}" if whole else "–"

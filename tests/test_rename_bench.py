@@ -1,0 +1,38 @@
+"""`redraft bench rename`: a name renamed by hand, keystroke by keystroke, through the real server."""
+
+import sys
+from pathlib import Path
+
+from lsp_server.bench.rename import format_rename, rename_cases, run_rename_bench
+
+SERVER = [sys.executable, "-m", "lsp_server", "serve"]
+
+MODULE = '''def send(message, retries):
+    """Send a message."""
+    payload = encode(message)  # the message, encoded
+    for attempt in range(retries):
+        if post(url="/x", message=payload):
+            return attempt
+    raise SendError(message)
+'''
+
+
+def test_cases_are_a_functions_names_used_twice_with_their_uses_in_order(tmp_path: Path) -> None:
+    (tmp_path / "send.py").write_text(MODULE)
+    (tmp_path / "broken.py").write_text("def (:\n")
+    cases, parsed = rename_cases(sorted(tmp_path.glob("*.py")), 10, seed=0)
+    assert parsed == 1
+    uses = {case.name: case.uses for case in cases}
+    # `message=` in the call is a keyword, not a use; `range` is a builtin; `attempt` twice.
+    assert uses == {"message": ((0, 9), (2, 21), (6, 20)), "retries": ((0, 18), (3, 25)),
+                    "payload": ((2, 4), (4, 34)), "attempt": ((3, 8), (5, 19))}
+    assert all(case.new_name != case.name and case.name in case.new_name for case in cases)
+
+
+def test_renames_typed_through_the_server_are_carried_to_the_next_use(tmp_path: Path) -> None:
+    (tmp_path / "send.py").write_text(MODULE)
+    report = run_rename_bench(tmp_path, 10, SERVER)
+    assert report.files == 1 and len(report.outcomes) == 4
+    # The rename pattern needs no network: every case is answered, and rightly.
+    assert all(o.shown and o.right for o in report.outcomes)
+    assert "right among shown 100.0%" in format_rename(report, 0.5)
