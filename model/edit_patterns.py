@@ -9,13 +9,16 @@ that kind reached on held-out real edits (``NextEditCalibration``).
 
 Kinds:
 - ``rename``: one identifier replaced by another (every changed token in the edit is that
-  same replacement); other uses of the old name get the new one, on the edited line too. A
-  parameter renamed in a ``def``/``function`` header is carried only through that
-  function's body, a local name through its function. A name keeps its role: a renamed
-  variable leaves ``f(path=path)``'s keyword alone, a renamed keyword leaves variables.
+  same replacement); other uses of the old name get the new one, on the edited line too,
+  outside strings and comments (an f-string's fields are code). A parameter renamed in a
+  ``def``/``function`` header is carried only through that function's body; a name the
+  function around the change binds, through that function (header included; every use
+  there is "near"); a name it only uses is a global, carried through the file. A name
+  keeps its role: a renamed variable leaves ``f(path=path)``'s keyword alone, a renamed
+  keyword leaves variables, a parameter named like its function leaves the function.
 - ``call_site``: the arguments of a call ``name(…)`` changed by appending, prepending,
   replacing or removing one argument; other calls of ``name`` with the old argument get
-  the same change.
+  the same change. Not for a rename: a variable renamed in a call is the rename's.
 - ``same_line``: a whole line was rewritten or deleted; lines equal to its old text get
   the same rewrite (with their own indentation) or are deleted. Not for a rename, whose
   twin line in another function is another variable.
@@ -78,11 +81,15 @@ class PatternEdit:
     new_text: str
     kind: str
     lines_away: int = 0  # from the change: positive below it, negative above
+    # A rename carried through the function around the change: every use below it is
+    # "near", however long the function (the uses of one name are one edit to a person).
+    in_function: bool = False
 
     @property
     def calibration_key(self) -> str:
         """The bucket whose measured precision is this edit's confidence."""
-        where = "above" if self.lines_away < 0 else "near" if self.lines_away <= NEAR_LINES else "far"
+        near = self.lines_away <= NEAR_LINES or self.in_function
+        where = "above" if self.lines_away < 0 else "near" if near else "far"
         return f"{self.kind}:{where}"
 
 
@@ -136,7 +143,7 @@ def _merge_adjacent(edits: list[PatternEdit]) -> list[PatternEdit]:
     for edit in edits:
         last = merged[-1] if merged else None
         if last is not None and last.end_line == edit.start_line and last.kind == edit.kind:
-            merged[-1] = PatternEdit(last.start_line, edit.end_line, last.new_text + edit.new_text, last.kind)
+            merged[-1] = replace(last, end_line=edit.end_line, new_text=last.new_text + edit.new_text)
         else:
             merged.append(edit)
     return merged
@@ -182,6 +189,12 @@ def _renamed_identifier(old: str, new: str) -> tuple[str, str, bool] | None:
     return pair[0], pair[1], dotted
 
 
+def _is_rename(old: str, new: str) -> bool:
+    """The change is one the rename pattern carries (not a builtin swapped, ``True`` → ``False``)."""
+    rename = _renamed_identifier(old, new)
+    return rename is not None and rename[0] not in _BUILTIN_NAMES
+
+
 def _renames(lines: list[str], change: Change, edited: range, window: range, path: str) -> Iterable[PatternEdit]:
     old_lines, new_lines = _split(change.old_text), _split(change.new_text)
     if len(old_lines) != len(new_lines):
@@ -211,10 +224,16 @@ def _renames(lines: list[str], change: Change, edited: range, window: range, pat
     rows: range = window
     if header_row is not None:  # a parameter: only its function's body
         rows = _block_after(lines, header_row, in_strings)
-    elif not dotted:  # a local name: only the function around the change, if any
+    elif not dotted:  # a name the function around the change binds: only that function
         enclosing = _enclosing_header(lines, change.start_line, in_strings)
-        if enclosing is not None:
-            rows = _block_after(lines, enclosing, in_strings)
+        if enclosing is not None:  # the header too: a parameter renamed at one of its uses
+            function = range(enclosing, _block_after(lines, enclosing, in_strings).stop)
+            # Bound there under either name: a rename half done binds the new one (`def f(w)`
+            # while `width` is still used below), its first step may have been the binding.
+            if _binds(lines, function, old_name) or _binds(lines, function, new_name) or \
+                    _binds(old_lines, range(len(old_lines)), old_name):
+                rows = function
+    in_function = rows is not window
     # The renamed name's role: a variable renamed in `f(path=path)` keeps the keyword, and a
     # keyword renamed at one call is renamed at the other calls, not in the variables.
     roles = {_role(lines, row, match.start(), new_name) for row in edited if row < len(lines)
@@ -229,7 +248,36 @@ def _renames(lines: list[str], change: Change, edited: range, window: range, pat
         code = literals.code_spans(row) if literals is not None else _code_spans(lines[row], comment)
         rewritten = _replace_name(lines, row, old_name, new_name, dotted, code, roles)
         if rewritten != lines[row]:
-            yield PatternEdit(row, row + 1, rewritten, RENAME)
+            yield PatternEdit(row, row + 1, rewritten, RENAME, in_function=in_function)
+
+
+def _binds(lines: list[str], rows: range, name: str) -> bool:
+    """Some row binds ``name``: a parameter of a header among the rows, an assignment, a
+    loop, ``as`` or ``:=`` target. A name a function uses without binding it is a global:
+    its other uses are anywhere in the file."""
+    if rows and _HEADER.match(lines[rows.start]):
+        header = ""
+        for row in range(rows.start, min(rows.stop, rows.start + 20)):
+            header += lines[row]
+            if lines[row].rstrip().endswith((":", "{")):
+                break
+        if _is_parameter(" ".join(header.split()), name):
+            return True
+    word = re.escape(name)
+    binding = re.compile(
+        rf"(?:^\s*|[(,*]\s*){word}\s*(?::[^=\n]*)?(?:[-+*/%@&|^]|//|<<|>>|\*\*)?=(?!=)"  # x = 1, x: int = 1, x += 1
+        rf"|^\s*(?:[\w.\[\]]+\s*,\s*)*{word}\s*(?:,\s*[\w.\[\]]+\s*)*=(?!=)"  # a, x = …
+        rf"|\bfor\s+(?:[\w\s,()]*[\s,(])?{word}\b[\w\s,()]*\bin\b"  # for x in, for a, x in
+        rf"|\bas\s+{word}\b|\b{word}\s*:=|\b(?:def|class)\s+{word}\b")
+    for row in rows:
+        line = lines[row]
+        if name not in line:
+            continue
+        for match in binding.finditer(line):
+            at = _name_pattern(name).search(line, match.start())
+            if at is not None and _role([line], 0, at.start(), name) != _KEYWORD:  # f(x=…) binds nothing here
+                return True
+    return False
 
 
 _VARIABLE, _KEYWORD, _DEFINED = "variable", "keyword", "defined"
@@ -285,16 +333,27 @@ _PYTHON_LITERAL = re.compile(
     r'|"(?:\\.|[^"\\\n])*(?:"|$)'
     r"|'(?:\\.|[^'\\\n])*(?:'|$)",
     re.MULTILINE | re.DOTALL)
+# The letters that open a string literal (``f``, ``rb``, ``Rf`` …), right before its quote.
+_STRING_PREFIX = re.compile(r"(?<![\w])[rRbBuUfF]{1,2}\Z")
 
 
 class _PythonLiterals:
     """Where a Python text's comments and string literals are, with strings read across
     lines: a docstring's closing line is prose up to its quotes, and the lines inside a
-    triple-quoted string are not code, whatever their indentation."""
+    triple-quoted string are not code, whatever their indentation. An f-string's
+    replacement fields (``{name}``) are code."""
 
     def __init__(self, lines: list[str]) -> None:
         self.starts = list(itertools.accumulate((len(line) for line in lines), initial=0))
-        self.spans = [match.span() for match in _PYTHON_LITERAL.finditer("".join(lines))]
+        text = "".join(lines)
+        self.spans: list[tuple[int, int]] = []
+        for match in _PYTHON_LITERAL.finditer(text):
+            start, end = match.span()
+            prefix = _STRING_PREFIX.search(text, max(0, start - 3), start)
+            if prefix is not None and "f" in prefix.group().lower():
+                self.spans += _outside_fields(text, start, end)
+            else:
+                self.spans.append((start, end))
         self._span_starts = [start for start, _ in self.spans]
 
     def code_spans(self, row: int) -> list[tuple[int, int]]:
@@ -322,6 +381,27 @@ class _PythonLiterals:
             last = bisect.bisect_left(self.starts, end)  # rows before this one start before it closes
             rows.update(range(first, last))
         return rows
+
+
+def _outside_fields(text: str, start: int, end: int) -> list[tuple[int, int]]:
+    """The f-string ``text[start:end]`` without the insides of its replacement fields."""
+    pieces, at, i, depth = [], start, start, 0
+    while i < end:
+        ch = text[i]
+        if depth == 0 and ch == "{" and text.startswith("{{", i):
+            i += 2  # an escaped brace
+            continue
+        if ch == "{":
+            if depth == 0:
+                pieces.append((at, i + 1))
+            depth += 1
+        elif ch == "}" and depth > 0:
+            depth -= 1
+            if depth == 0:
+                at = i
+        i += 1
+    pieces.append((at, end) if depth == 0 else (end, end))
+    return [(a, b) for a, b in pieces if b > a]
 
 
 def _block_after(lines: list[str], header_row: int, in_strings: Container[int] = ()) -> range:
@@ -352,6 +432,12 @@ def _enclosing_header(lines: list[str], row: int, in_strings: Container[int] = (
             continue
         if _HEADER.match(line):
             return above
+        if line.lstrip().startswith(")") and line.rstrip().endswith(":"):
+            # `) -> None:` closes a header split over lines: its first line is the header.
+            opening = next((row for row in range(above - 1, max(-1, above - 40), -1)
+                            if _indent_of(lines[row]) == _indent_of(line) and lines[row].strip()), None)
+            if opening is not None and _HEADER.match(lines[opening]):
+                return opening
         indent = _indent_of(line)
         if indent == 0:
             return None
@@ -494,6 +580,8 @@ def _call_sites(lines: list[str], change: Change, edited: range, window: range) 
     old_lines, new_lines = _split(change.old_text), _split(change.new_text)
     if len(old_lines) != 1 or len(new_lines) != 1 or _HEADER.match(new_lines[0]):
         return
+    if _is_rename(old_lines[0], new_lines[0]):
+        return  # a renamed variable passed to a call: the rename knows where else it is used
     argument_change = _argument_change(old_lines[0], new_lines[0])
     if argument_change is None:
         return
@@ -522,7 +610,7 @@ def _same_lines(lines: list[str], change: Change, edited: range, window: range) 
     old = old_lines[0].strip()
     if len(old) < 6:  # short lines (`pass`, `else:`) repeat by coincidence
         return
-    if new_lines and _renamed_identifier(old_lines[0], new_lines[0]) is not None:
+    if new_lines and _is_rename(old_lines[0], new_lines[0]):
         return  # a rename: the rename pattern knows its scope, a twin line elsewhere may be out of it
     new = new_lines[0].strip() if new_lines else None
     for row in window:

@@ -197,3 +197,48 @@ def test_a_multi_line_string_at_the_left_margin_does_not_end_the_function() -> N
     edits = pattern_edits(lines, Change(1, '    content = """a = 1\n', lines[1]), "m.py")
     # The function goes on after `b = 2` and the closing quotes; the module's `content` is another name.
     assert [(e.start_line, e.new_text) for e in edits] == [(4, "    assert parse(expected)\n")]
+
+
+def test_the_replacement_fields_of_an_f_string_are_renamed_and_its_text_is_not() -> None:
+    text = 'def show(count):\n    return f"{count} items, count={count!r:>{width}} {{count}}" + "{total}"\n'
+    lines = lines_of(text)
+    edits = pattern_edits(lines, Change(0, "def show(total):\n", lines[0]), "m.py")
+    assert edits == []  # `total` appears only in a plain string
+    lines = lines_of(text.replace("count", "total").replace("def show(total)", "def show(count)"))
+    edits = pattern_edits(lines, Change(0, "def show(total):\n", "def show(count):\n"), "m.py")
+    assert [e.new_text for e in edits] == [
+        '    return f"{count} items, total={count!r:>{width}} {{total}}" + "{total}"\n']
+
+
+def test_a_local_of_a_function_whose_header_is_split_over_lines_stays_in_that_function() -> None:
+    text = ("def check(\n    value: int,\n    memo: dict,\n) -> None:\n    found = set(value)\n"
+            "    return found & keys\n\n\nkeys = {1}\n")
+    lines = lines_of(text)
+    edits = pattern_edits(lines, Change(4, "    keys = set(value)\n", lines[4]), "m.py")
+    assert [(e.start_line, e.new_text, e.calibration_key) for e in edits] == [
+        (5, "    return found & found\n", "rename:near")]
+
+
+def test_a_rename_reaches_the_end_of_its_function_as_near_and_beyond_it_as_far() -> None:
+    text = "def run():\n    total = 0\n" + "    step()\n" * 40 + "    return count\n"
+    inside = pattern_edits(lines_of(text), Change(1, "    count = 0\n", "    total = 0\n"), "m.py")
+    # The use 41 lines below is in the same function: still "near".
+    assert [(e.start_line, e.calibration_key) for e in inside] == [(42, "rename:near")]
+    module = "total = 0\n" + "y = 2\n" * 40 + "print(count)\n"
+    outside = pattern_edits(lines_of(module), Change(0, "count = 0\n", "total = 0\n"), "m.py")
+    assert [(e.start_line, e.calibration_key) for e in outside] == [(41, "rename:far")]
+
+
+def test_a_name_the_function_binds_stays_in_it_and_a_global_one_goes_file_wide() -> None:
+    text = ("def first(node):\n    visit(tree)\n    return tree\n\n\n"
+            "def second(node):\n    visit(node)\n")
+    lines = lines_of(text)
+    # `node` is `first`'s parameter, renamed at a use: its header (above), never `second`'s
+    # call (not an argument change of `visit` either).
+    edits = pattern_edits(lines, Change(1, "    visit(node)\n", lines[1]), "m.py")
+    assert [(e.start_line, e.new_text, e.calibration_key) for e in edits] == [
+        (0, "def first(tree):\n", "rename:above")]
+    # `visit` is bound nowhere in `first`: a global, renamed in `second` too.
+    text = "def first(node):\n    walk(node)\n\n\ndef second(node):\n    visit(node)\n"
+    edits = pattern_edits(lines_of(text), Change(1, "    visit(node)\n", "    walk(node)\n"), "m.py")
+    assert [(e.start_line, e.new_text, e.kind) for e in edits] == [(5, "    walk(node)\n", RENAME)]

@@ -3,7 +3,14 @@
 import sys
 from pathlib import Path
 
-from lsp_server.bench.rename import format_rename, rename_cases, run_rename_bench
+from lsp_server.bench.rename import (
+    CHAIN_DONE,
+    RenameCase,
+    format_rename,
+    is_part_of_the_rename,
+    rename_cases,
+    run_rename_bench,
+)
 
 SERVER = [sys.executable, "-m", "lsp_server", "serve"]
 
@@ -35,4 +42,13 @@ def test_renames_typed_through_the_server_are_carried_to_the_next_use(tmp_path: 
     assert report.files == 1 and len(report.outcomes) == 4
     # The rename pattern needs no network: every case is answered, and rightly.
     assert all(o.shown and o.right for o in report.outcomes)
+    # Accepting one proposal after another renames every use, and nothing else.
+    assert all(o.chain == CHAIN_DONE for o in report.outcomes)
     assert "right among shown 100.0%" in format_rename(report, 0.5)
+
+
+def test_a_keyword_renamed_with_the_variable_is_a_wrong_edit() -> None:
+    case = RenameCase(Path("m.py"), "def f(path):\n    g(path=path)\n", "path", ((0, 6), (1, 11)), "target")
+    assert is_part_of_the_rename("def f(target):\n    g(path=target)\n", case)
+    assert is_part_of_the_rename("def f(target):\n    g(path=path)\n", case)
+    assert not is_part_of_the_rename("def f(target):\n    g(target=target)\n", case)

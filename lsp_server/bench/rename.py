@@ -10,6 +10,9 @@ are not uses of the variable, and ``ast`` does not list them.
 
 Right: the document then has the next use of the name renamed, or the next several in
 order. Shown: an answer at or above the threshold (the served default, 0.5, unless told).
+Then, as an editor's accept-and-jump does, each first item is applied (``didChange``) and
+``redraft/nextEdit`` asked again where it applied, until nothing is proposed: the chain
+ends with every use renamed, stopped early, or at an edit that is not part of the rename.
 """
 
 from __future__ import annotations
@@ -38,11 +41,15 @@ class RenameCase:
     new_name: str
 
 
+CHAIN_DONE, CHAIN_STOPPED, CHAIN_WRONG = "every use renamed", "stopped early", "a wrong edit"
+
+
 @dataclass
 class RenameOutcome:
     shown: bool
     right: bool
     latency_ms: float
+    chain: str  # how accepting one proposal after another ended
 
 
 @dataclass
@@ -69,7 +76,7 @@ def rename_cases(paths: list[Path], limit: int, seed: int) -> tuple[list[RenameC
             if isinstance(function, ast.FunctionDef | ast.AsyncFunctionDef):
                 for name, uses in _uses_in(function, lines).items():
                     if len(uses) >= 2:
-                        new_name = f"new_{name}" if rng.random() < 0.5 else f"{name}_renamed"
+                        new_name = f"renamed_{name}" if rng.random() < 0.5 else f"{name}_renamed"
                         found.append(RenameCase(path, text, name, tuple(uses), new_name))
     rng.shuffle(found)
     return found[:limit], parsed
@@ -134,26 +141,63 @@ async def _case(client: LspClient, uri: str, case: RenameCase) -> RenameOutcome:
     await client.did_open(uri, case.text)
     # Select the old name, type the new one: the first keystroke replaces the selection.
     end = start + _utf16(case.name, len(case.name))
-    for version, typed in enumerate(case.new_name, start=2):
+    version = 1
+    for typed in case.new_name:
+        version += 1
         selection = LspRange(start=LspPosition(line=line, character=start), end=LspPosition(line=line, character=end))
         await client.did_change(uri, version, [ContentChange(range=selection, text=typed)])
         start = end = start + _utf16(typed, 1)
     document = _renamed(lines, case.uses[:1], case.name, case.new_name)
-    started = time.perf_counter()
-    result = await client.request("redraft/nextEdit", {"textDocument": {"uri": uri},
-                                                       "position": {"line": line, "character": start}})
-    latency = (time.perf_counter() - started) * 1000
+    everywhere = _renamed(lines, case.uses, case.name, case.new_name)
+    cursor = LspPosition(line=line, character=start)
+    outcome = RenameOutcome(False, False, 0.0, CHAIN_STOPPED)
+    # Accept each first item and ask again from where it applied, as an editor's
+    # accept-and-jump does, until nothing is proposed or every use is renamed.
+    for asked in range(len(case.uses) + 1):
+        started = time.perf_counter()
+        result = await client.request("redraft/nextEdit", {"textDocument": {"uri": uri}, "position": cursor})
+        if asked == 0:
+            outcome.latency_ms = (time.perf_counter() - started) * 1000
+        if not result or not result.get("items"):
+            break
+        edit = result["items"][0]["edit"]
+        first, last = edit["range"]["start"], edit["range"]["end"]
+        a = position_to_offset(document, first["line"], first["character"])
+        b = position_to_offset(document, last["line"], last["character"])
+        document = document[:a] + edit["newText"] + document[b:]
+        if asked == 0:
+            outcome.shown = True
+            outcome.right = any(document == _renamed(lines, case.uses[: k + 1], case.name, case.new_name)
+                                for k in range(1, len(case.uses)))
+        if not is_part_of_the_rename(document, case):
+            outcome.chain = CHAIN_WRONG
+            break
+        if document == everywhere:
+            outcome.chain = CHAIN_DONE
+            break
+        version += 1
+        await client.did_change(uri, version, [ContentChange(range=LspRange(start=first, end=last),
+                                                             text=edit["newText"])])
+        cursor = first
     await client.did_close(uri)
-    if not result or not result.get("items"):
-        return RenameOutcome(False, False, latency)
-    edit = result["items"][0]["edit"]
-    first, last = edit["range"]["start"], edit["range"]["end"]
-    a = position_to_offset(document, first["line"], first["character"])
-    b = position_to_offset(document, last["line"], last["character"])
-    edited = document[:a] + edit["newText"] + document[b:]
-    right = any(edited == _renamed(lines, case.uses[: k + 1], case.name, case.new_name)
-                for k in range(1, len(case.uses)))
-    return RenameOutcome(True, right, latency)
+    return outcome
+
+
+def is_part_of_the_rename(document: str, case: RenameCase) -> bool:
+    """Every line of ``document`` is as it was with some of the name's uses on it renamed
+    (a keyword ``name=`` or a word in a string renamed too is a wrong edit)."""
+    lines, before = document.splitlines(keepends=True), case.text.splitlines(keepends=True)
+    if len(lines) != len(before):
+        return False
+    for row, (line, old) in enumerate(zip(lines, before, strict=True)):
+        if line == old:
+            continue
+        on_row = [use for use in case.uses if use[0] == row][:8]
+        renamings = (_renamed([old], tuple((0, c) for i, (_, c) in enumerate(on_row) if chosen >> i & 1),
+                              case.name, case.new_name) for chosen in range(1, 2 ** len(on_row)))
+        if line not in renamings:
+            return False
+    return True
 
 
 async def _run(cases: list[RenameCase], command: list[str], threshold: float) -> list[RenameOutcome]:
@@ -182,6 +226,9 @@ def format_rename(report: RenameReport, threshold: float) -> str:
     return (f"{n} renames in {report.files} files, threshold {threshold:g}\n"
             f"shown {share(len(shown), n)}   right among shown {share(right, len(shown))}   "
             f"right overall {share(right, n)}\n"
+            f"accepting proposal after proposal: "
+            + "   ".join(f"{ending} {share(sum(o.chain == ending for o in outcomes), n)}"
+                         for ending in (CHAIN_DONE, CHAIN_STOPPED, CHAIN_WRONG)) + "\n"
             f"latency p50 {percentile(latencies, 50):.0f} ms  p95 {percentile(latencies, 95):.0f} ms")
 
 
