@@ -1,8 +1,9 @@
 """``redraft bench rename``: one use of a name renamed by hand, then the next edit asked for.
 
 The everyday next edit, "rename here → same rename there", as a person makes it: for a
-name that a Python function uses at least twice (a parameter or a local, found with
-``ast``; ``self``, ``cls`` and builtins left out), open the file, select the name's first
+name that a Python function binds (a parameter, or a name it assigns; found with ``ast``;
+``self``, ``cls`` and builtins left out) and uses at least twice in its body, open the
+file, select the name's first
 use and type the new name one character per ``didChange`` (the first keystroke replaces
 the selection), then call ``redraft/nextEdit`` with the cursor after it and apply
 ``items[0].edit``, exactly as the contract says. Keyword names in calls (``f(path=…)``)
