@@ -30,15 +30,14 @@ Kinds:
 
 from __future__ import annotations
 
-import bisect
 import builtins
 import difflib
-import itertools
 import keyword
 import re
 from collections.abc import Container, Iterable
 from dataclasses import dataclass, replace
 
+from model.code_text import PythonLiterals, code_spans, comment_marker
 from model.formats import lsp_lines_with_ends
 
 RENAME = "rename"
@@ -58,9 +57,6 @@ _TOKEN = re.compile(r"[A-Za-z_]\w*|\d[\w.]*|\s+|.", re.DOTALL)
 _IDENTIFIER = re.compile(r"[A-Za-z_]\w*\Z")
 _BUILTIN_NAMES = frozenset(dir(builtins)) | frozenset(keyword.kwlist) | {"self", "cls"}
 _HEADER = re.compile(r"\s*(?:async\s+)?(?:def|function|fn|func)\b|.*\bfunction\s*\w*\s*\(|.*=>")
-_HASH_COMMENTS = (".py", ".pyi", ".sh", ".bash", ".rb", ".pl", ".toml", ".yaml", ".yml", ".r", ".jl", ".cfg")
-_SLASH_COMMENTS = (".c", ".h", ".cc", ".cpp", ".hpp", ".js", ".ts", ".tsx", ".jsx", ".java", ".go", ".rs",
-                   ".swift", ".kt", ".cs", ".scala", ".dart", ".php")
 # Keystroke events on one line are chained into one change when they follow each other.
 _MAX_CHAIN = 64
 
@@ -218,8 +214,8 @@ def _renames(lines: list[str], change: Change, edited: range, window: range, pat
     old_name, new_name, dotted = found
     if old_name in _BUILTIN_NAMES:  # `list` → `Sequence` here says nothing about `list` there
         return
-    comment = _comment_marker(path)
-    literals = _PythonLiterals(lines) if comment == "#" else None
+    comment = comment_marker(path)
+    literals = PythonLiterals(lines) if comment == "#" else None
     in_strings = literals.rows_inside_strings() if literals is not None else set()
     rows: range = window
     if header_row is not None:  # a parameter: only its function's body
@@ -245,7 +241,7 @@ def _renames(lines: list[str], change: Change, edited: range, window: range, pat
              if row < len(lines) and old_name in lines[row]]
     using = list(dict.fromkeys(using))
     for row in using:
-        code = literals.code_spans(row) if literals is not None else _code_spans(lines[row], comment)
+        code = literals.code_spans(row) if literals is not None else code_spans(lines[row], comment)
         rewritten = _replace_name(lines, row, old_name, new_name, dotted, code, roles)
         if rewritten != lines[row]:
             yield PatternEdit(row, row + 1, rewritten, RENAME, in_function=in_function)
@@ -324,86 +320,6 @@ def _is_defined_name(header: str, name: str) -> bool:
     return re.search(rf"\b(?:def|function|fn|func)\s+{re.escape(name)}\b", header) is not None
 
 
-# A comment, or a string literal of any quoting up to its end (or the text's, if unclosed):
-# strings are skipped whole, so that `'"""'` opens nothing.
-_PYTHON_LITERAL = re.compile(
-    r'#[^\n]*'
-    r'|"""(?:\\.|[^\\])*?(?:"""|\Z)'
-    r"|'''(?:\\.|[^\\])*?(?:'''|\Z)"
-    r'|"(?:\\.|[^"\\\n])*(?:"|$)'
-    r"|'(?:\\.|[^'\\\n])*(?:'|$)",
-    re.MULTILINE | re.DOTALL)
-# The letters that open a string literal (``f``, ``rb``, ``Rf`` …), right before its quote.
-_STRING_PREFIX = re.compile(r"(?<![\w])[rRbBuUfF]{1,2}\Z")
-
-
-class _PythonLiterals:
-    """Where a Python text's comments and string literals are, with strings read across
-    lines: a docstring's closing line is prose up to its quotes, and the lines inside a
-    triple-quoted string are not code, whatever their indentation. An f-string's
-    replacement fields (``{name}``) are code."""
-
-    def __init__(self, lines: list[str]) -> None:
-        self.starts = list(itertools.accumulate((len(line) for line in lines), initial=0))
-        text = "".join(lines)
-        self.spans: list[tuple[int, int]] = []
-        for match in _PYTHON_LITERAL.finditer(text):
-            start, end = match.span()
-            prefix = _STRING_PREFIX.search(text, max(0, start - 3), start)
-            if prefix is not None and "f" in prefix.group().lower():
-                self.spans += _outside_fields(text, start, end)
-            else:
-                self.spans.append((start, end))
-        self._span_starts = [start for start, _ in self.spans]
-
-    def code_spans(self, row: int) -> list[tuple[int, int]]:
-        """The row's character ranges outside comments and strings."""
-        row_start, row_end = self.starts[row], self.starts[row + 1]
-        code, at = [], row_start
-        # The literals overlapping the row: from the last one starting before it.
-        index = max(0, bisect.bisect_right(self._span_starts, row_start) - 1)
-        while index < len(self.spans) and self.spans[index][0] < row_end:
-            start, end = self.spans[index]
-            if end > at:
-                if start > at:
-                    code.append((at - row_start, start - row_start))
-                at = max(at, end)
-            index += 1
-        if at < row_end:
-            code.append((at - row_start, row_end - row_start))
-        return code
-
-    def rows_inside_strings(self) -> set[int]:
-        """Rows that begin inside a string literal (a multi-line string's later lines)."""
-        rows: set[int] = set()
-        for start, end in self.spans:
-            first = bisect.bisect_right(self.starts, start)  # the first row starting after it opens
-            last = bisect.bisect_left(self.starts, end)  # rows before this one start before it closes
-            rows.update(range(first, last))
-        return rows
-
-
-def _outside_fields(text: str, start: int, end: int) -> list[tuple[int, int]]:
-    """The f-string ``text[start:end]`` without the insides of its replacement fields."""
-    pieces, at, i, depth = [], start, start, 0
-    while i < end:
-        ch = text[i]
-        if depth == 0 and ch == "{" and text.startswith("{{", i):
-            i += 2  # an escaped brace
-            continue
-        if ch == "{":
-            if depth == 0:
-                pieces.append((at, i + 1))
-            depth += 1
-        elif ch == "}" and depth > 0:
-            depth -= 1
-            if depth == 0:
-                at = i
-        i += 1
-    pieces.append((at, end) if depth == 0 else (end, end))
-    return [(a, b) for a, b in pieces if b > a]
-
-
 def _block_after(lines: list[str], header_row: int, in_strings: Container[int] = ()) -> range:
     """The lines indented deeper than a header (blank lines and the insides of multi-line
     strings included)."""
@@ -446,41 +362,6 @@ def _enclosing_header(lines: list[str], row: int, in_strings: Container[int] = (
 
 def _indent_of(line: str) -> int:
     return len(line) - len(line.lstrip(" \t"))
-
-
-def _comment_marker(path: str) -> str | None:
-    lower = path.lower()
-    if lower.endswith(_HASH_COMMENTS):
-        return "#"
-    if lower.endswith(_SLASH_COMMENTS):
-        return "//"
-    return None
-
-
-def _code_spans(line: str, comment: str | None) -> list[tuple[int, int]]:
-    """Character ranges of a line outside string literals and a trailing comment."""
-    spans, start, quote, i = [], 0, "", 0
-    while i < len(line):
-        ch = line[i]
-        if quote:
-            if ch == "\\":
-                i += 2
-                continue
-            if line.startswith(quote, i):
-                i += len(quote)
-                quote, start = "", i
-                continue
-        elif comment and line.startswith(comment, i):
-            break
-        elif ch in "'\"`":
-            spans.append((start, i))
-            quote = ch * 3 if line.startswith(ch * 3, i) else ch
-            i += len(quote)
-            continue
-        i += 1
-    if not quote:
-        spans.append((start, i))
-    return [(a, b) for a, b in spans if b > a]
 
 
 def _replace_name(lines: list[str], row: int, old: str, new: str, dotted: bool, code: list[tuple[int, int]],
