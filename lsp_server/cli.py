@@ -139,6 +139,8 @@ def build_parser() -> argparse.ArgumentParser:
     nextedit.add_argument("--data", type=Path, required=True, help="jsonl of {path, old, new} file pairs")
     nextedit.add_argument("--limit", type=int, help="first N file pairs only")
     nextedit.add_argument("--cases-per-pair", type=int, default=2, help="hunks asked about per file pair")
+    nextedit.add_argument("--bottom-up", action="store_true",
+                          help="replay the hunks after the target, from the last one up (the next edit is above)")
     nextedit.add_argument("--threshold", type=float, default=0.0,
                           help="nextEditConfidenceThreshold sent to the server (0: see every proposal; "
                                "0.5, the default the server serves, measures the served latency)")
@@ -147,6 +149,8 @@ def build_parser() -> argparse.ArgumentParser:
     rename.add_argument("--limit", type=int, default=300, help="renames, drawn at random")
     rename.add_argument("--threshold", type=float, default=0.5,
                         help="nextEditConfidenceThreshold sent to the server (default: the served default)")
+    rename.add_argument("--at", choices=("first", "any"), default="first",
+                        help="the use renamed by hand: the first, or one drawn at random (uses above it too)")
     decode = suites.add_parser("decode", help="commit rules side by side on the same FIM cases (in-process)")
     cases = decode.add_mutually_exclusive_group(required=True)
     cases.add_argument("--data", type=Path, help="a HumanEval-infilling .jsonl.gz")

@@ -357,14 +357,15 @@ def bench(args: argparse.Namespace) -> int:
 
         if not args.folder.is_dir():
             raise ValueError(f"{args.folder} is not a folder")
-        print(format_rename(run_rename_bench(args.folder, args.limit, command, args.threshold), args.threshold))
+        renames = run_rename_bench(args.folder, args.limit, command, args.threshold, anywhere=args.at == "any")
+        print(format_rename(renames, args.threshold))
         return 0
 
     if args.suite == "nextedit":
         from lsp_server.bench.nextedit import format_nextedit, run_nextedit_bench
 
         print(format_nextedit(run_nextedit_bench(args.data, args.limit, args.cases_per_pair, command,
-                                                 threshold=args.threshold)))
+                                                 threshold=args.threshold, bottom_up=args.bottom_up)))
         return 0
 
     from lsp_server.bench.fim import format_report, held_out_cases, run_fim_bench

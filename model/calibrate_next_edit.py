@@ -1,11 +1,17 @@
 """Next-edit calibration: the precision of each proposal source on real edits.
 
-A case is a real file pair (one file in two releases) and a hunk k ≥ 1: hunks 1..k-1 are
-applied as the edit history, and the top proposal is correct when applying it gives the
-file after hunk k (lines compared without trailing whitespace) — exactly what
-``redraft bench nextedit`` checks through the server. A source's confidence is its
-precision on these cases, shrunk towards zero (exact / (proposed + 2)), so a kind seen
-rarely is not trusted much.
+A case is a real file pair (one file in two releases) and one of its hunks, the target.
+Top-down, the hunks above the target are applied as the edit history; the top proposal is
+correct when applying it gives the file after the target too (lines compared without
+trailing whitespace) — exactly what ``redraft bench nextedit`` checks through the server.
+A release diff does not say in which order its hunks were made, and a person renaming a
+name at its third use goes on above as well as below, so every pair is replayed
+bottom-up too: the hunks below the target are the history. A proposal on the side of the
+change where the replay left nothing to do can never be right, whatever it proposes, so
+top-down cases measure the proposals below the change and bottom-up ones those above it;
+a bucket (kind, near or far) pools both. A source's confidence is its precision on these
+cases, shrunk towards zero (exact / (proposed + 2)), so a kind seen rarely is not
+trusted much.
 
 The edit patterns learn nothing from data, so every pair (training and dev) is held out
 for them; the network is measured on the dev pairs only.
@@ -23,7 +29,7 @@ from pathlib import Path
 from model.edit_patterns import CALIBRATION_KEYS
 from model.model_folder import CONFIG_FILE
 from model.next_edit import MODEL_KIND, EditRecord, NextEditor, ProposedEdit, pattern_proposals
-from model.next_edit_examples import EditPair, line_hunks
+from model.next_edit_examples import EditPair, Hunk, line_hunks, on_old_lines
 from model.serving import load_served_model
 
 log = logging.getLogger(__name__)
@@ -31,10 +37,11 @@ log = logging.getLogger(__name__)
 
 @dataclass(frozen=True)
 class Case:
-    before: list[str]  # the document (lines with endings) after hunks 1..k-1
+    before: list[str]  # the document (lines with endings) with the history applied
     history: list[EditRecord]
     cursor_line: int
-    expected: list[str]  # the document after hunk k
+    expected: list[str]  # the document after the target hunk too
+    bottom_up: bool = False  # the history is the hunks below the target, applied from the last
 
 
 @dataclass
@@ -47,23 +54,38 @@ class Tally:
         return self.exact / (self.proposed + 2)
 
 
-def cases_of(pair: EditPair, limit: int, rng: random.Random) -> list[Case]:
+def cases_of(pair: EditPair, limit: int, rng: random.Random, bottom_up: bool = False) -> list[Case]:
+    """Up to ``limit`` cases of ``pair``, each with at least one hunk of history."""
     hunks = line_hunks(pair.old, pair.new)
     if len(hunks) < 2:
         return []
-    found = []
-    for k in sorted(rng.sample(range(1, len(hunks)), min(limit, len(hunks) - 1))):
-        lines = pair.old.splitlines(keepends=True)
-        history = []
-        for hunk in hunks[:k]:
-            lines[hunk.start : hunk.start + len(hunk.old_lines)] = hunk.new_lines
-            history.append(EditRecord(pair.path, hunk.start, "".join(hunk.old_lines), "".join(hunk.new_lines)))
-        target = hunks[k]
-        expected = lines[: target.start] + target.new_lines + lines[target.start + len(target.old_lines) :]
-        last = hunks[k - 1]
-        cursor = last.start + max(0, len(last.new_lines) - 1)
-        found.append(Case(lines, history, cursor, expected))
-    return found
+    targets = range(1, len(hunks)) if not bottom_up else range(len(hunks) - 1)
+    return [_bottom_up_case(pair, hunks, k) if bottom_up else _top_down_case(pair, hunks, k)
+            for k in sorted(rng.sample(targets, min(limit, len(targets))))]
+
+
+def _top_down_case(pair: EditPair, hunks: list[Hunk], k: int) -> Case:
+    lines = pair.old.splitlines(keepends=True)
+    history = []
+    for hunk in hunks[:k]:  # a hunk's start counts the lines after the hunks above it
+        lines[hunk.start : hunk.start + len(hunk.old_lines)] = hunk.new_lines
+        history.append(EditRecord(pair.path, hunk.start, "".join(hunk.old_lines), "".join(hunk.new_lines)))
+    target = hunks[k]
+    expected = lines[: target.start] + target.new_lines + lines[target.start + len(target.old_lines) :]
+    last = hunks[k - 1]
+    return Case(lines, history, last.start + max(0, len(last.new_lines) - 1), expected)
+
+
+def _bottom_up_case(pair: EditPair, hunks: list[Hunk], k: int) -> Case:
+    lines = pair.old.splitlines(keepends=True)
+    hunks = on_old_lines(hunks)
+    history = []
+    for hunk in reversed(hunks[k + 1 :]):
+        lines[hunk.start : hunk.start + len(hunk.old_lines)] = hunk.new_lines
+        history.append(EditRecord(pair.path, hunk.start, "".join(hunk.old_lines), "".join(hunk.new_lines)))
+    target = hunks[k]
+    expected = lines[: target.start] + target.new_lines + lines[target.start + len(target.old_lines) :]
+    return Case(lines, history, hunks[k + 1].start, expected, bottom_up=True)
 
 
 def is_exact(case: Case, proposal: ProposedEdit) -> bool:
@@ -80,17 +102,20 @@ def read_pairs(path: Path) -> list[EditPair]:
         return [EditPair(**json.loads(line)) for line in handle if line.strip()]
 
 
-def measure_patterns(pairs: list[EditPair], cases_per_pair: int = 3, seed: int = 11) -> dict[str, Tally]:
+def measure_patterns(pairs: list[EditPair], cases_per_pair: int = 3, seed: int = 11,
+                     directions: tuple[bool, ...] = (False, True)) -> dict[str, Tally]:
+    """Each pattern bucket's tally; ``directions``: top-down (False) and bottom-up (True) replays."""
     rng = random.Random(seed)
     tallies: dict[str, Tally] = defaultdict(Tally)
     for pair in pairs:
-        for case in cases_of(pair, cases_per_pair, rng):
+        for case in (case for bottom_up in directions for case in cases_of(pair, cases_per_pair, rng, bottom_up)):
             proposals = pattern_proposals(case.before, case.history)
-            if proposals:
-                top = proposals[0]
-                as_proposed = ProposedEdit(top.start_line, top.end_line, top.new_text, 0.0, top.kind)
-                tallies[top.calibration_key].proposed += 1
-                tallies[top.calibration_key].exact += is_exact(case, as_proposed)
+            if not proposals or (proposals[0].lines_away < 0) != case.bottom_up:
+                continue  # on the side the replay has finished: nothing there can be right
+            top = proposals[0]
+            as_proposed = ProposedEdit(top.start_line, top.end_line, top.new_text, 0.0, top.kind)
+            tallies[top.calibration_key].proposed += 1
+            tallies[top.calibration_key].exact += is_exact(case, as_proposed)
     return tallies
 
 

@@ -20,7 +20,7 @@ import keyword
 import random
 import re
 import tokenize
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from model.fim_examples import FimExample
 from model.formats import (
@@ -66,6 +66,16 @@ def line_hunks(old: str, new: str) -> list[Hunk]:
         for tag, i1, i2, j1, j2 in matcher.get_opcodes()
         if tag != "equal"
     ]
+
+
+def on_old_lines(hunks: list[Hunk]) -> list[Hunk]:
+    """The same hunks with each start counted in the old file: where each applies when they
+    are applied from the last one up (nothing above a hunk has changed yet)."""
+    moved, shift = [], 0
+    for hunk in hunks:
+        moved.append(replace(hunk, start=hunk.start - shift))
+        shift += len(hunk.new_lines) - len(hunk.old_lines)
+    return moved
 
 
 def build_example(

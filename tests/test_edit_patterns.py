@@ -107,7 +107,8 @@ def test_proposals_below_the_change_come_before_those_above() -> None:
     edits = pattern_edits(lines_of(text.replace("total = 3", "amount = 3")), Change(1, "total = 3\n", "amount = 3\n"),
                           "m.py")
     assert [(e.start_line, e.lines_away) for e in edits] == [(2, 1), (0, -1)]
-    assert [e.calibration_key for e in edits] == ["rename:near", "rename:above"]
+    # Near is near on either side: the calibration measures both directions.
+    assert [e.calibration_key for e in edits] == ["rename:near", "rename:near"]
 
 
 def test_a_change_to_a_line_holding_characters_python_splits_lines_at_still_applies() -> None:
@@ -237,7 +238,7 @@ def test_a_name_the_function_binds_stays_in_it_and_a_global_one_goes_file_wide()
     # call (not an argument change of `visit` either).
     edits = pattern_edits(lines, Change(1, "    visit(node)\n", lines[1]), "m.py")
     assert [(e.start_line, e.new_text, e.calibration_key) for e in edits] == [
-        (0, "def first(tree):\n", "rename:above")]
+        (0, "def first(tree):\n", "rename:near")]
     # `visit` is bound nowhere in `first`: a global, renamed in `second` too.
     text = "def first(node):\n    walk(node)\n\n\ndef second(node):\n    visit(node)\n"
     edits = pattern_edits(lines_of(text), Change(1, "    visit(node)\n", "    walk(node)\n"), "m.py")

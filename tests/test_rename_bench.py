@@ -52,3 +52,14 @@ def test_a_keyword_renamed_with_the_variable_is_a_wrong_edit() -> None:
     assert is_part_of_the_rename("def f(target):\n    g(path=target)\n", case)
     assert is_part_of_the_rename("def f(target):\n    g(path=path)\n", case)
     assert not is_part_of_the_rename("def f(target):\n    g(target=target)\n", case)
+
+
+def test_a_rename_typed_at_a_later_use_is_carried_to_the_uses_above(tmp_path: Path) -> None:
+    (tmp_path / "send.py").write_text(MODULE)
+    cases, _ = rename_cases([tmp_path / "send.py"], 10, seed=3, anywhere=True)
+    assert all(0 <= case.typed < len(case.uses) for case in cases)
+    assert any(case.typed > 0 for case in cases)
+    report = run_rename_bench(tmp_path, 10, SERVER, seed=3, anywhere=True)
+    # Uses above the typed one are measured on release diffs replayed bottom-up and shown.
+    assert all(o.shown and o.right and o.chain == CHAIN_DONE for o in report.outcomes)
+    assert "typed at a use drawn at random" in format_rename(report, 0.5)

@@ -11,6 +11,10 @@ default (0.5) skips: ``--threshold 0.5`` measures the latency users get.
 - exact: the document after the edit equals the file after hunk k (lines compared with
   trailing whitespace ignored);
 - location: the edit starts within one line of hunk k's region.
+
+``--bottom-up``: the hunks after hunk k are applied instead, from the last one up, with the
+cursor after the last applied (hunk k+1): a release diff does not say in which order its
+hunks were made, and a proposal above the change can only be right this way.
 """
 
 from __future__ import annotations
@@ -25,7 +29,7 @@ from typing import Any
 
 from lsp_server.bench.fim import is_exact, percentile, position_to_offset
 from lsp_server.bench.lsp_client import LspClient
-from model.next_edit_examples import EditPair, Hunk, line_hunks
+from model.next_edit_examples import EditPair, Hunk, line_hunks, on_old_lines
 
 THRESHOLDS = (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9)
 
@@ -69,11 +73,14 @@ def _cursor_after(hunk: Hunk) -> dict[str, int]:
     return {"line": hunk.start + len(hunk.new_lines) - 1, "character": len(last.encode("utf-16-le")) // 2}
 
 
-async def _case(client: LspClient, uri: str, pair: EditPair, k: int) -> NextEditOutcome:
+async def _case(client: LspClient, uri: str, pair: EditPair, k: int, bottom_up: bool) -> NextEditOutcome:
     hunks = line_hunks(pair.old, pair.new)
+    if bottom_up:
+        hunks = on_old_lines(hunks)
+    applied = list(reversed(hunks[k + 1 :])) if bottom_up else hunks[:k]
     lines = pair.old.splitlines(keepends=True)
     await client.did_open(uri, pair.old)
-    for version, hunk in enumerate(hunks[:k], start=2):
+    for version, hunk in enumerate(applied, start=2):
         await client.did_change(uri, version, [{"range": _range_of(lines, hunk),  # type: ignore[typeddict-item]
                                                 "text": "".join(hunk.new_lines)}])
         lines[hunk.start : hunk.start + len(hunk.old_lines)] = hunk.new_lines
@@ -81,7 +88,7 @@ async def _case(client: LspClient, uri: str, pair: EditPair, k: int) -> NextEdit
     expected = lines[: target.start] + target.new_lines + lines[target.start + len(target.old_lines):]
     started = time.perf_counter()
     result = await client.request("redraft/nextEdit", {"textDocument": {"uri": uri},
-                                                       "position": _cursor_after(hunks[k - 1])})
+                                                       "position": _cursor_after(applied[-1])})
     latency = (time.perf_counter() - started) * 1000
     await client.did_close(uri)
     if not result or not result.get("items"):
@@ -98,7 +105,7 @@ async def _case(client: LspClient, uri: str, pair: EditPair, k: int) -> NextEdit
 
 
 async def _run(pairs: list[EditPair], cases_per_pair: int, command: list[str], seed: int,
-               threshold: float) -> NextEditReport:
+               threshold: float, bottom_up: bool) -> NextEditReport:
     rng = random.Random(seed)
     report = NextEditReport()
     async with LspClient(command, timeout=120) as client:
@@ -110,15 +117,17 @@ async def _run(pairs: list[EditPair], cases_per_pair: int, command: list[str], s
             hunks = line_hunks(pair.old, pair.new)
             if len(hunks) < 2:
                 continue
-            for k in rng.sample(range(1, len(hunks)), min(cases_per_pair, len(hunks) - 1)):
+            targets = range(len(hunks) - 1) if bottom_up else range(1, len(hunks))
+            for k in rng.sample(targets, min(cases_per_pair, len(targets))):
                 n += 1
-                report.outcomes.append(await _case(client, f"file:///bench/{n}/{Path(pair.path).name}", pair, k))
+                uri = f"file:///bench/{n}/{Path(pair.path).name}"
+                report.outcomes.append(await _case(client, uri, pair, k, bottom_up))
     return report
 
 
 def run_nextedit_bench(data: Path, limit: int | None, cases_per_pair: int, command: list[str],
-                       seed: int = 0, threshold: float = 0.0) -> NextEditReport:
-    return asyncio.run(_run(read_pairs(data, limit), cases_per_pair, command, seed, threshold))
+                       seed: int = 0, threshold: float = 0.0, bottom_up: bool = False) -> NextEditReport:
+    return asyncio.run(_run(read_pairs(data, limit), cases_per_pair, command, seed, threshold, bottom_up))
 
 
 def format_nextedit(report: NextEditReport) -> str:

@@ -3,15 +3,16 @@
 The everyday next edit, "rename here → same rename there", as a person makes it: for a
 name that a Python function binds (a parameter, or a name it assigns; found with ``ast``;
 ``self``, ``cls`` and builtins left out) and uses at least twice in its body, open the
-file, select the name's first
-use and type the new name one character per ``didChange`` (the first keystroke replaces
-the selection), then call ``redraft/nextEdit`` with the cursor after it and apply
-``items[0].edit``, exactly as the contract says. Keyword names in calls (``f(path=…)``)
-are not uses of the variable, and ``ast`` does not list them.
+file, select the name's first use (``--at any``: a use drawn at random, so that uses
+above it are left to rename too) and type the new name one character per ``didChange``
+(the first keystroke replaces the selection), then call ``redraft/nextEdit`` with the
+cursor after it and apply ``items[0].edit``, exactly as the contract says. Keyword names
+in calls (``f(path=…)``) are not uses of the variable, and ``ast`` does not list them.
 
 Right: the document then has the next use of the name renamed, or the next several in
-order. Shown: an answer at or above the threshold (the served default, 0.5, unless told).
-Then, as an editor's accept-and-jump does, each first item is applied (``didChange``) and
+order (typed at another use: one or more other uses renamed, and nothing else). Shown: an
+answer at or above the threshold (the served default, 0.5, unless told). Then, as an
+editor's accept-and-jump does, each first item is applied (``didChange``) and
 ``redraft/nextEdit`` asked again where it applied, until nothing is proposed: the chain
 ends with every use renamed, stopped early, or at an edit that is not part of the rename.
 """
@@ -40,6 +41,7 @@ class RenameCase:
     name: str
     uses: tuple[tuple[int, int], ...]  # (line, character) of each use, in order; characters are str offsets
     new_name: str
+    typed: int = 0  # the use renamed by hand
 
 
 CHAIN_DONE, CHAIN_STOPPED, CHAIN_WRONG = "every use renamed", "stopped early", "a wrong edit"
@@ -51,6 +53,7 @@ class RenameOutcome:
     right: bool
     latency_ms: float
     chain: str  # how accepting one proposal after another ended
+    typed_at_first: bool = True
 
 
 @dataclass
@@ -59,9 +62,9 @@ class RenameReport:
     outcomes: list[RenameOutcome] = field(default_factory=list)
 
 
-def rename_cases(paths: list[Path], limit: int, seed: int) -> tuple[list[RenameCase], int]:
+def rename_cases(paths: list[Path], limit: int, seed: int, anywhere: bool = False) -> tuple[list[RenameCase], int]:
     """Up to ``limit`` cases drawn at random from the functions of ``paths``, and how many
-    files could be parsed."""
+    files could be parsed; ``anywhere``: each typed at a use drawn at random, not the first."""
     rng = random.Random(seed)
     found: list[RenameCase] = []
     parsed = 0
@@ -78,7 +81,8 @@ def rename_cases(paths: list[Path], limit: int, seed: int) -> tuple[list[RenameC
                 for name, uses in _uses_in(function, lines).items():
                     if len(uses) >= 2:
                         new_name = f"renamed_{name}" if rng.random() < 0.5 else f"{name}_renamed"
-                        found.append(RenameCase(path, text, name, tuple(uses), new_name))
+                        typed = rng.randrange(len(uses)) if anywhere else 0
+                        found.append(RenameCase(path, text, name, tuple(uses), new_name, typed))
     rng.shuffle(found)
     return found[:limit], parsed
 
@@ -137,7 +141,7 @@ def _renamed(lines: list[str], uses: tuple[tuple[int, int], ...], old: str, new:
 
 async def _case(client: LspClient, uri: str, case: RenameCase) -> RenameOutcome:
     lines = case.text.splitlines(keepends=True)
-    line, character = case.uses[0]
+    line, character = case.uses[case.typed]
     start = _utf16(lines[line], character)
     await client.did_open(uri, case.text)
     # Select the old name, type the new one: the first keystroke replaces the selection.
@@ -148,10 +152,10 @@ async def _case(client: LspClient, uri: str, case: RenameCase) -> RenameOutcome:
         selection = LspRange(start=LspPosition(line=line, character=start), end=LspPosition(line=line, character=end))
         await client.did_change(uri, version, [ContentChange(range=selection, text=typed)])
         start = end = start + _utf16(typed, 1)
-    document = _renamed(lines, case.uses[:1], case.name, case.new_name)
+    typed_only = document = _renamed(lines, case.uses[case.typed : case.typed + 1], case.name, case.new_name)
     everywhere = _renamed(lines, case.uses, case.name, case.new_name)
     cursor = LspPosition(line=line, character=start)
-    outcome = RenameOutcome(False, False, 0.0, CHAIN_STOPPED)
+    outcome = RenameOutcome(False, False, 0.0, CHAIN_STOPPED, typed_at_first=case.typed == 0)
     # Accept each first item and ask again from where it applied, as an editor's
     # accept-and-jump does, until nothing is proposed or every use is renamed.
     for asked in range(len(case.uses) + 1):
@@ -168,8 +172,11 @@ async def _case(client: LspClient, uri: str, case: RenameCase) -> RenameOutcome:
         document = document[:a] + edit["newText"] + document[b:]
         if asked == 0:
             outcome.shown = True
-            outcome.right = any(document == _renamed(lines, case.uses[: k + 1], case.name, case.new_name)
-                                for k in range(1, len(case.uses)))
+            if case.typed == 0:
+                outcome.right = any(document == _renamed(lines, case.uses[: k + 1], case.name, case.new_name)
+                                    for k in range(1, len(case.uses)))
+            else:
+                outcome.right = document != typed_only and is_part_of_the_rename(document, case)
         if not is_part_of_the_rename(document, case):
             outcome.chain = CHAIN_WRONG
             break
@@ -212,9 +219,9 @@ async def _run(cases: list[RenameCase], command: list[str], threshold: float) ->
 
 
 def run_rename_bench(folder: Path, limit: int, command: list[str], threshold: float = 0.5,
-                     seed: int = 0) -> RenameReport:
+                     seed: int = 0, anywhere: bool = False) -> RenameReport:
     paths = sorted(p for p in folder.rglob("*.py") if p.is_file())
-    cases, parsed = rename_cases(paths, limit, seed)
+    cases, parsed = rename_cases(paths, limit, seed, anywhere)
     return RenameReport(parsed, asyncio.run(_run(cases, command, threshold)))
 
 
@@ -224,7 +231,9 @@ def format_rename(report: RenameReport, threshold: float) -> str:
     shown = [o for o in outcomes if o.shown]
     right = sum(o.right for o in shown)
     latencies = [o.latency_ms for o in outcomes]
-    return (f"{n} renames in {report.files} files, threshold {threshold:g}\n"
+    anywhere = sum(o.typed_at_first for o in outcomes) < n
+    return (f"{n} renames in {report.files} files, threshold {threshold:g}"
+            f"{', typed at a use drawn at random' if anywhere else ''}\n"
             f"shown {share(len(shown), n)}   right among shown {share(right, len(shown))}   "
             f"right overall {share(right, n)}\n"
             f"accepting proposal after proposal: "

@@ -1,0 +1,48 @@
+"""Next-edit calibration cases: release diffs replayed top-down and bottom-up."""
+
+import random
+
+from model.calibrate_next_edit import cases_of, is_exact, measure_patterns
+from model.next_edit import ProposedEdit
+from model.next_edit_examples import EditPair
+
+# Three hunks that change the line count (one line becomes two, one is deleted), so a
+# replay that got a hunk's start wrong would put the next one on the wrong line.
+OLD = "".join(f"line {n}\n" for n in range(12))
+NEW = OLD.replace("line 2\n", "line 2a\nline 2b\n").replace("line 6\n", "").replace("line 10\n", "line ten\n")
+
+
+def test_every_case_ends_at_the_next_release_when_the_rest_is_applied() -> None:
+    pair = EditPair("m.py", OLD, NEW)
+    for bottom_up in (False, True):
+        cases = cases_of(pair, 5, random.Random(0), bottom_up=bottom_up)
+        assert len(cases) == 2  # three hunks, each case with at least one hunk of history
+        for case in cases:
+            assert case.bottom_up == bottom_up
+            assert "".join(case.before) != OLD
+            assert len(case.history) in (1, 2)
+    # Bottom-up, the first hunk is the target of the case whose history is the other two:
+    # applying it gives the new release.
+    first = cases_of(pair, 5, random.Random(0), bottom_up=True)[0]
+    assert "".join(first.expected) == NEW
+    assert [record.new_text for record in first.history] == ["line ten\n", ""]
+    assert first.cursor_line == 6  # where the last hunk applied (line 6's deletion) starts
+
+
+def test_a_proposal_is_exact_only_when_it_makes_the_target_edit() -> None:
+    first = cases_of(EditPair("m.py", OLD, NEW), 5, random.Random(0), bottom_up=True)[0]
+    assert is_exact(first, ProposedEdit(2, 3, "line 2a\nline 2b\n", 0.9, "rename"))
+    assert not is_exact(first, ProposedEdit(2, 3, "line 2a\n", 0.9, "rename"))
+
+
+def test_a_rename_made_in_the_middle_is_measured_above_the_change_too() -> None:
+    # The name is renamed at its last use first, then upwards: the bottom-up cases have
+    # the uses above left to rename, and the rename pattern proposes them.
+    body = "".join(f"    total = total + {n}\n    print(n)\n" for n in range(4))
+    old = f"def f(total):\n{body}    return total\n"
+    pair = EditPair("m.py", old, old.replace("total", "amount"))
+    top_down = measure_patterns([pair], cases_per_pair=6, directions=(False,))["rename:near"]
+    both = measure_patterns([pair], cases_per_pair=6)["rename:near"]
+    assert top_down.proposed >= 1 and top_down.exact == top_down.proposed
+    # Bottom-up, the uses above are the next edit: as many cases again, all right.
+    assert both.proposed > top_down.proposed and both.exact == both.proposed
