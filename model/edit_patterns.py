@@ -96,16 +96,39 @@ def net_change(changes: list[Change]) -> Change | None:
 
     The edit log merges keystrokes only within a second; a slow rename arrives as several
     events (``value`` → ``v`` → ``a`` → ``am`` …) whose sum is the rename."""
-    if not changes:
-        return None
-    newest = changes[-1]
-    merged = newest
+    return _merged(changes)[0] if changes else None
+
+
+def _merged(changes: list[Change]) -> tuple[Change, int]:
+    """The newest change with its keystrokes merged, and how many events that took."""
+    merged = changes[-1]
+    count = 1
     for earlier in reversed(changes[-_MAX_CHAIN:-1]):
         single = _line_count(earlier.old_text) == _line_count(earlier.new_text) == 1
         if not (single and earlier.start_line == merged.start_line and earlier.new_text == merged.old_text):
             break
         merged = Change(merged.start_line, earlier.old_text, merged.new_text)
-    return merged
+        count += 1
+    return merged, count
+
+
+def travel(changes: list[Change]) -> int:
+    """Which way the person is moving through the file: 1 down, -1 up, 0 not known.
+
+    The newest change against the one before it, each with its keystrokes merged. Two
+    steps of one rename are one edit, not a way: its uses on both sides are still to do."""
+    if not changes:
+        return 0
+    newest, count = _merged(changes)
+    if count == len(changes):
+        return 0
+    previous, _ = _merged(changes[: len(changes) - count])
+    if previous.start_line == newest.start_line:
+        return 0
+    rename = _renamed_identifier(newest.old_text, newest.new_text)
+    if rename is not None and rename == _renamed_identifier(previous.old_text, previous.new_text):
+        return 0
+    return 1 if newest.start_line > previous.start_line else -1
 
 
 def pattern_edits(lines: list[str], change: Change, path: str = "") -> list[PatternEdit]:

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from model.edit_patterns import Change, PatternEdit, net_change, pattern_edits
+from model.edit_patterns import Change, PatternEdit, net_change, pattern_edits, travel
 from model.formats import (
     NextEditBudget,
     history_ids,
@@ -68,11 +68,18 @@ class ProposedEdit:
 
 
 def pattern_proposals(lines: list[str], history: list[EditRecord]) -> list[PatternEdit]:
-    """What the newest change of this document implies elsewhere in it, nearest first."""
+    """What the newest change of this document implies elsewhere in it, nearest first.
+
+    A person moving down a file has passed the lines above the change (and moving up, those
+    below): what a pattern finds there is left as it is."""
     changes = [Change(r.start_line, r.old_text, r.new_text) for r in history if r.in_document]
     change = net_change(changes)
+    if change is None:
+        return []
     paths = [r.path for r in history if r.in_document]
-    return pattern_edits(lines, change, paths[-1]) if change is not None else []
+    way = travel(changes)
+    return [edit for edit in pattern_edits(lines, change, paths[-1])
+            if way == 0 or edit.lines_away == 0 or (edit.lines_away > 0) == (way > 0)]
 
 
 def candidate_lines(lines: list[str], history: list[EditRecord], cursor_line: int) -> list[int]:

@@ -1,6 +1,6 @@
 """Edit patterns: the newest change carried to the places it applies again."""
 
-from model.edit_patterns import CALL_SITE, RENAME, SAME_LINE, SUBSTITUTION, Change, net_change, pattern_edits
+from model.edit_patterns import CALL_SITE, RENAME, SAME_LINE, SUBSTITUTION, Change, net_change, pattern_edits, travel
 from model.next_edit import EditRecord, pattern_proposals
 
 
@@ -243,3 +243,29 @@ def test_a_name_the_function_binds_stays_in_it_and_a_global_one_goes_file_wide()
     text = "def first(node):\n    walk(node)\n\n\ndef second(node):\n    visit(node)\n"
     edits = pattern_edits(lines_of(text), Change(1, "    visit(node)\n", "    walk(node)\n"), "m.py")
     assert [(e.start_line, e.new_text, e.kind) for e in edits] == [(5, "    walk(node)\n", RENAME)]
+
+
+def test_the_way_a_person_moves_is_read_from_their_last_two_changes() -> None:
+    assert travel([]) == 0
+    assert travel([Change(4, "a = 1\n", "a = 2\n")]) == 0  # one change: no way yet
+    down = [Change(2, "x = 1\n", "x = 2\n"), Change(9, "y = 3\n", "y = 4\n")]
+    assert travel(down) == 1 and travel(down[::-1]) == -1
+    # Keystrokes on one line are one change: `v`, `va` after `value` on line 9 still moves down.
+    typed = [Change(2, "a = 1\n", "a = 2\n"), Change(9, "value\n", "v\n"), Change(9, "v\n", "va\n")]
+    assert travel(typed) == 1
+    # Two steps of one rename are one edit, not a way through the file.
+    assert travel([Change(9, "f(count)\n", "f(total)\n"), Change(2, "g(count)\n", "g(total)\n")]) == 0
+
+
+def test_what_a_person_moving_down_has_passed_is_not_proposed() -> None:
+    text = "old_call(1)\nkeep = 0\nnew_call(1)\nkeep = 1\nold_call(1)\nkeep = 2\nold_call(1)\n"
+    lines = lines_of(text)
+    first = EditRecord("m.py", 2, "old_call(1)\n", "new_call(1)\n")
+    # Alone, the change's twins above and below are both offered, nearest first.
+    assert [p.start_line for p in pattern_proposals(lines, [first])] == [4, 0, 6]
+    # After an edit above it, the person is moving down: line 0 was passed and left as it is.
+    earlier = EditRecord("m.py", 1, "keep = 9\n", "keep = 0\n")
+    assert [p.start_line for p in pattern_proposals(lines, [earlier, first])] == [4, 6]
+    # Moving up, the lines below were passed.
+    later = EditRecord("m.py", 5, "keep = 9\n", "keep = 2\n")
+    assert [p.start_line for p in pattern_proposals(lines, [later, first])] == [0]
