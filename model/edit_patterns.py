@@ -59,6 +59,8 @@ CALIBRATION_KEYS = tuple(f"{kind}:{where}" for kind in KINDS for where in ("near
 _TOKEN = re.compile(r"[A-Za-z_]\w*|\d[\w.]*|\s+|.", re.DOTALL)
 _IDENTIFIER = re.compile(r"[A-Za-z_]\w*\Z")
 _BUILTIN_NAMES = frozenset(dir(builtins)) | frozenset(keyword.kwlist) | {"self", "cls"}
+# A name replaced by one of these is a value changed (`return c` → `return None`), not renamed.
+_CONSTANTS = frozenset({"None", "True", "False", "NotImplemented", "Ellipsis", "__debug__"})
 _HEADER = re.compile(r"\s*(?:async\s+)?(?:def|function|fn|func)\b|.*\bfunction\s*\w*\s*\(|.*=>")
 # Keystroke events on one line are chained into one change when they follow each other.
 _MAX_CHAIN = 64
@@ -213,7 +215,7 @@ def _renamed_identifier(old: str, new: str) -> tuple[str, str, bool] | None:
 def _is_rename(old: str, new: str) -> bool:
     """The change is one the rename pattern carries (not a builtin swapped, ``True`` → ``False``)."""
     rename = _renamed_identifier(old, new)
-    return rename is not None and rename[0] not in _BUILTIN_NAMES
+    return rename is not None and rename[0] not in _BUILTIN_NAMES and rename[1] not in _CONSTANTS
 
 
 def _renames(lines: list[str], change: Change, edited: range, window: range, path: str) -> Iterable[PatternEdit]:
@@ -237,8 +239,8 @@ def _renames(lines: list[str], change: Change, edited: range, window: range, pat
     if found is None:
         return
     old_name, new_name, dotted = found
-    if old_name in _BUILTIN_NAMES:  # `list` → `Sequence` here says nothing about `list` there
-        return
+    if old_name in _BUILTIN_NAMES or new_name in _CONSTANTS:  # `list` → `Sequence` here says
+        return  # nothing about `list` there
     comment = comment_marker(path)
     literals = PythonLiterals(lines) if comment == "#" else None
     in_strings = literals.rows_inside_strings() if literals is not None else set()

@@ -269,3 +269,12 @@ def test_what_a_person_moving_down_has_passed_is_not_proposed() -> None:
     # Moving up, the lines below were passed.
     later = EditRecord("m.py", 5, "keep = 9\n", "keep = 2\n")
     assert [p.start_line for p in pattern_proposals(lines, [later, first])] == [0]
+
+
+def test_a_name_replaced_by_a_constant_is_a_value_changed_not_a_rename() -> None:
+    text = "def eq(a, b):\n    c = cmp(a, b)\n    if c:\n        return None\n    return c == 0\n\n\n" \
+           "def ne(a, b):\n    c = cmp(a, b)\n    if c:\n        return c\n    return c != 0\n"
+    lines = lines_of(text)
+    edits = pattern_edits(lines, Change(3, "        return c\n", "        return None\n"), "m.py")
+    # `c` is not renamed to `None` in `return c == 0`; the line's twin changes like it.
+    assert [(e.start_line, e.new_text, e.kind) for e in edits] == [(10, "        return None\n", SAME_LINE)]
