@@ -71,7 +71,8 @@ def pattern_proposals(lines: list[str], history: list[EditRecord]) -> list[Patte
     """What the newest change of this document implies elsewhere in it, nearest first.
 
     A person moving down a file has passed the lines above the change (and moving up, those
-    below): what a pattern finds there is left as it is."""
+    below): what a pattern finds there is left as it is — except a local's or parameter's
+    rename, whose uses in its function are all one edit, wherever the person came from."""
     changes = [Change(r.start_line, r.old_text, r.new_text) for r in history if r.in_document]
     change = net_change(changes)
     if change is None:
@@ -79,7 +80,7 @@ def pattern_proposals(lines: list[str], history: list[EditRecord]) -> list[Patte
     paths = [r.path for r in history if r.in_document]
     way = travel(changes)
     return [edit for edit in pattern_edits(lines, change, paths[-1])
-            if way == 0 or edit.lines_away == 0 or (edit.lines_away > 0) == (way > 0)]
+            if way == 0 or edit.lines_away == 0 or (edit.lines_away > 0) == (way > 0) or edit.in_function]
 
 
 def candidate_lines(lines: list[str], history: list[EditRecord], cursor_line: int) -> list[int]:

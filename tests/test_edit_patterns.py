@@ -278,3 +278,12 @@ def test_a_name_replaced_by_a_constant_is_a_value_changed_not_a_rename() -> None
     edits = pattern_edits(lines, Change(3, "        return c\n", "        return None\n"), "m.py")
     # `c` is not renamed to `None` in `return c == 0`; the line's twin changes like it.
     assert [(e.start_line, e.new_text, e.kind) for e in edits] == [(10, "        return None\n", SAME_LINE)]
+
+
+def test_a_parameter_renamed_after_an_edit_below_is_still_carried_to_its_uses_below() -> None:
+    # Typed on line 2 first, then up to rename the parameter: its use below is still to do.
+    lines = lines_of("def add(first, b):\n    return a + 1\n")
+    typed = EditRecord("m.py", 1, "    return a\n", "    return a + 1\n")
+    renamed = EditRecord("m.py", 0, "def add(a, b):\n", "def add(first, b):\n")
+    assert [(p.start_line, p.new_text) for p in pattern_proposals(lines, [typed, renamed])] == [
+        (1, "    return first + 1\n")]
