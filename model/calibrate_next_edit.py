@@ -29,7 +29,7 @@ from pathlib import Path
 from model.edit_patterns import CALIBRATION_KEYS
 from model.model_folder import CONFIG_FILE
 from model.next_edit import MODEL_KIND, EditRecord, NextEditor, ProposedEdit, pattern_proposals
-from model.next_edit_examples import EditPair, Hunk, line_hunks, on_old_lines
+from model.next_edit_examples import EditPair, Hunk, line_hunks, replay, replay_targets
 from model.serving import load_served_model
 
 log = logging.getLogger(__name__)
@@ -59,33 +59,20 @@ def cases_of(pair: EditPair, limit: int, rng: random.Random, bottom_up: bool = F
     hunks = line_hunks(pair.old, pair.new)
     if len(hunks) < 2:
         return []
-    targets = range(1, len(hunks)) if not bottom_up else range(len(hunks) - 1)
-    return [_bottom_up_case(pair, hunks, k) if bottom_up else _top_down_case(pair, hunks, k)
-            for k in sorted(rng.sample(targets, min(limit, len(targets))))]
+    targets = replay_targets(hunks, bottom_up)
+    chosen = sorted(rng.sample(targets, min(limit, len(targets))))
+    return [_case(pair, *replay(hunks, k, bottom_up), bottom_up) for k in chosen]
 
 
-def _top_down_case(pair: EditPair, hunks: list[Hunk], k: int) -> Case:
+def _case(pair: EditPair, applied: list[Hunk], target: Hunk, bottom_up: bool) -> Case:
     lines = pair.old.splitlines(keepends=True)
     history = []
-    for hunk in hunks[:k]:  # a hunk's start counts the lines after the hunks above it
+    for hunk in applied:
         lines[hunk.start : hunk.start + len(hunk.old_lines)] = hunk.new_lines
         history.append(EditRecord(pair.path, hunk.start, "".join(hunk.old_lines), "".join(hunk.new_lines)))
-    target = hunks[k]
     expected = lines[: target.start] + target.new_lines + lines[target.start + len(target.old_lines) :]
-    last = hunks[k - 1]
-    return Case(lines, history, last.start + max(0, len(last.new_lines) - 1), expected)
-
-
-def _bottom_up_case(pair: EditPair, hunks: list[Hunk], k: int) -> Case:
-    lines = pair.old.splitlines(keepends=True)
-    hunks = on_old_lines(hunks)
-    history = []
-    for hunk in reversed(hunks[k + 1 :]):
-        lines[hunk.start : hunk.start + len(hunk.old_lines)] = hunk.new_lines
-        history.append(EditRecord(pair.path, hunk.start, "".join(hunk.old_lines), "".join(hunk.new_lines)))
-    target = hunks[k]
-    expected = lines[: target.start] + target.new_lines + lines[target.start + len(target.old_lines) :]
-    return Case(lines, history, hunks[k + 1].start, expected, bottom_up=True)
+    last = applied[-1]
+    return Case(lines, history, last.start + max(0, len(last.new_lines) - 1), expected, bottom_up)
 
 
 def is_exact(case: Case, proposal: ProposedEdit) -> bool:
@@ -108,14 +95,15 @@ def measure_patterns(pairs: list[EditPair], cases_per_pair: int = 3, seed: int =
     rng = random.Random(seed)
     tallies: dict[str, Tally] = defaultdict(Tally)
     for pair in pairs:
-        for case in (case for bottom_up in directions for case in cases_of(pair, cases_per_pair, rng, bottom_up)):
-            proposals = pattern_proposals(case.before, case.history)
-            if not proposals or (proposals[0].lines_away < 0) != case.bottom_up:
-                continue  # on the side the replay has finished: nothing there can be right
-            top = proposals[0]
-            as_proposed = ProposedEdit(top.start_line, top.end_line, top.new_text, 0.0, top.kind)
-            tallies[top.calibration_key].proposed += 1
-            tallies[top.calibration_key].exact += is_exact(case, as_proposed)
+        for bottom_up in directions:
+            for case in cases_of(pair, cases_per_pair, rng, bottom_up):
+                proposals = pattern_proposals(case.before, case.history)
+                if not proposals or (proposals[0].lines_away < 0) != bottom_up:
+                    continue  # on the side the replay has finished: nothing there can be right
+                top = proposals[0]
+                as_proposed = ProposedEdit(top.start_line, top.end_line, top.new_text, 0.0, top.kind)
+                tallies[top.calibration_key].proposed += 1
+                tallies[top.calibration_key].exact += is_exact(case, as_proposed)
     return tallies
 
 

@@ -213,9 +213,15 @@ def _renamed_identifier(old: str, new: str) -> tuple[str, str, bool] | None:
 
 
 def _is_rename(old: str, new: str) -> bool:
-    """The change is one the rename pattern carries (not a builtin swapped, ``True`` → ``False``)."""
+    """The change is one the rename pattern carries."""
     rename = _renamed_identifier(old, new)
-    return rename is not None and rename[0] not in _BUILTIN_NAMES and rename[1] not in _CONSTANTS
+    return rename is not None and _carries(rename[0], rename[1])
+
+
+def _carries(old_name: str, new_name: str) -> bool:
+    """Whether a rename is carried elsewhere: not a builtin swapped (`list` → `Sequence` here
+    says nothing about `list` there), not a name replaced by a constant (a value changed)."""
+    return old_name not in _BUILTIN_NAMES and new_name not in _CONSTANTS
 
 
 def _renames(lines: list[str], change: Change, edited: range, window: range, path: str) -> Iterable[PatternEdit]:
@@ -239,8 +245,8 @@ def _renames(lines: list[str], change: Change, edited: range, window: range, pat
     if found is None:
         return
     old_name, new_name, dotted = found
-    if old_name in _BUILTIN_NAMES or new_name in _CONSTANTS:  # `list` → `Sequence` here says
-        return  # nothing about `list` there
+    if not _carries(old_name, new_name):
+        return
     comment = comment_marker(path)
     literals = PythonLiterals(lines) if comment == "#" else None
     in_strings = literals.rows_inside_strings() if literals is not None else set()

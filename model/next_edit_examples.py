@@ -68,14 +68,24 @@ def line_hunks(old: str, new: str) -> list[Hunk]:
     ]
 
 
-def on_old_lines(hunks: list[Hunk]) -> list[Hunk]:
-    """The same hunks with each start counted in the old file: where each applies when they
-    are applied from the last one up (nothing above a hunk has changed yet)."""
+def replay_targets(hunks: list[Hunk], bottom_up: bool) -> range:
+    """The hunks that can be a replay's target: those with at least one hunk of history."""
+    return range(len(hunks) - 1) if bottom_up else range(1, len(hunks))
+
+
+def replay(hunks: list[Hunk], k: int, bottom_up: bool) -> tuple[list[Hunk], Hunk]:
+    """The history of a replay whose target is hunk ``k``, in the order applied, and the
+    target, each with the start where it then applies. Top-down: the hunks above it (a
+    hunk's start already counts the lines after those above). Bottom-up: the hunks below
+    it, from the last one up, each start counted in the old file (nothing above a hunk has
+    changed yet)."""
+    if not bottom_up:
+        return hunks[:k], hunks[k]
     moved, shift = [], 0
     for hunk in hunks:
         moved.append(replace(hunk, start=hunk.start - shift))
         shift += len(hunk.new_lines) - len(hunk.old_lines)
-    return moved
+    return moved[:k:-1], moved[k]
 
 
 def build_example(

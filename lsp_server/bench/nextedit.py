@@ -29,7 +29,7 @@ from typing import Any
 
 from lsp_server.bench.fim import is_exact, percentile, position_to_offset
 from lsp_server.bench.lsp_client import LspClient
-from model.next_edit_examples import EditPair, Hunk, line_hunks, on_old_lines
+from model.next_edit_examples import EditPair, Hunk, line_hunks, replay, replay_targets
 
 THRESHOLDS = (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9)
 
@@ -74,17 +74,13 @@ def _cursor_after(hunk: Hunk) -> dict[str, int]:
 
 
 async def _case(client: LspClient, uri: str, pair: EditPair, k: int, bottom_up: bool) -> NextEditOutcome:
-    hunks = line_hunks(pair.old, pair.new)
-    if bottom_up:
-        hunks = on_old_lines(hunks)
-    applied = list(reversed(hunks[k + 1 :])) if bottom_up else hunks[:k]
+    applied, target = replay(line_hunks(pair.old, pair.new), k, bottom_up)
     lines = pair.old.splitlines(keepends=True)
     await client.did_open(uri, pair.old)
     for version, hunk in enumerate(applied, start=2):
         await client.did_change(uri, version, [{"range": _range_of(lines, hunk),  # type: ignore[typeddict-item]
                                                 "text": "".join(hunk.new_lines)}])
         lines[hunk.start : hunk.start + len(hunk.old_lines)] = hunk.new_lines
-    target = hunks[k]
     expected = lines[: target.start] + target.new_lines + lines[target.start + len(target.old_lines):]
     started = time.perf_counter()
     result = await client.request("redraft/nextEdit", {"textDocument": {"uri": uri},
@@ -117,7 +113,7 @@ async def _run(pairs: list[EditPair], cases_per_pair: int, command: list[str], s
             hunks = line_hunks(pair.old, pair.new)
             if len(hunks) < 2:
                 continue
-            targets = range(len(hunks) - 1) if bottom_up else range(1, len(hunks))
+            targets = replay_targets(hunks, bottom_up)
             for k in rng.sample(targets, min(cases_per_pair, len(targets))):
                 n += 1
                 uri = f"file:///bench/{n}/{Path(pair.path).name}"

@@ -53,13 +53,13 @@ class RenameOutcome:
     right: bool
     latency_ms: float
     chain: str  # how accepting one proposal after another ended
-    typed_at_first: bool = True
 
 
 @dataclass
 class RenameReport:
     files: int = 0
     outcomes: list[RenameOutcome] = field(default_factory=list)
+    anywhere: bool = False  # typed at a use drawn at random, not the first
 
 
 def rename_cases(paths: list[Path], limit: int, seed: int, anywhere: bool = False) -> tuple[list[RenameCase], int]:
@@ -155,7 +155,7 @@ async def _case(client: LspClient, uri: str, case: RenameCase) -> RenameOutcome:
     typed_only = document = _renamed(lines, case.uses[case.typed : case.typed + 1], case.name, case.new_name)
     everywhere = _renamed(lines, case.uses, case.name, case.new_name)
     cursor = LspPosition(line=line, character=start)
-    outcome = RenameOutcome(False, False, 0.0, CHAIN_STOPPED, typed_at_first=case.typed == 0)
+    outcome = RenameOutcome(False, False, 0.0, CHAIN_STOPPED)
     # Accept each first item and ask again from where it applied, as an editor's
     # accept-and-jump does, until nothing is proposed or every use is renamed.
     for asked in range(len(case.uses) + 1):
@@ -222,7 +222,7 @@ def run_rename_bench(folder: Path, limit: int, command: list[str], threshold: fl
                      seed: int = 0, anywhere: bool = False) -> RenameReport:
     paths = sorted(p for p in folder.rglob("*.py") if p.is_file())
     cases, parsed = rename_cases(paths, limit, seed, anywhere)
-    return RenameReport(parsed, asyncio.run(_run(cases, command, threshold)))
+    return RenameReport(parsed, asyncio.run(_run(cases, command, threshold)), anywhere)
 
 
 def format_rename(report: RenameReport, threshold: float) -> str:
@@ -231,9 +231,8 @@ def format_rename(report: RenameReport, threshold: float) -> str:
     shown = [o for o in outcomes if o.shown]
     right = sum(o.right for o in shown)
     latencies = [o.latency_ms for o in outcomes]
-    anywhere = sum(o.typed_at_first for o in outcomes) < n
     return (f"{n} renames in {report.files} files, threshold {threshold:g}"
-            f"{', typed at a use drawn at random' if anywhere else ''}\n"
+            f"{', typed at a use drawn at random' if report.anywhere else ''}\n"
             f"shown {share(len(shown), n)}   right among shown {share(right, len(shown))}   "
             f"right overall {share(right, n)}\n"
             f"accepting proposal after proposal: "
