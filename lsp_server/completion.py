@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 from lsp_server.engine import Engine, FimQuery, JobStopped, ModelCandidate, ModelUnavailable, RelatedLines
 from lsp_server.options import ServerOptions
 from lsp_server.scheduling import RequestScheduler
+from model.suffix_overlap import trim_suffix_overlap
 
 if TYPE_CHECKING:
     from lsp_server.suggestion_cache import SuggestionCache
@@ -24,7 +25,8 @@ class Suggestion:
 
 
 def build_query(
-    text: str, offset: int, options: ServerOptions, invoked: bool, related: RelatedLines | None = None
+    text: str, offset: int, options: ServerOptions, invoked: bool, related: RelatedLines | None = None,
+    python: bool = True,
 ) -> FimQuery:
     return FimQuery(
         prefix=text[:offset],
@@ -35,21 +37,8 @@ def build_query(
         max_steps=options.max_steps if invoked else min(options.max_steps, options.automatic_max_steps),
         min_confidence=options.confidence_threshold,
         related=related,
+        python=python,
     )
-
-
-def trim_suffix_overlap(text: str, suffix: str) -> str:
-    """Drop the end of ``text`` that the suffix already holds: a line break when the cursor
-    is at the end of a line, and what the rest of the cursor's line holds, e.g. a closing
-    bracket the editor auto-inserted: "f(x)" before ")" becomes "f(x"."""
-    if suffix.startswith(("\n", "\r")) and text.endswith(("\n", "\r")):
-        text = text.rstrip("\r\n")
-    line_rest = suffix.split("\n", 1)[0].rstrip("\r")
-    for size in range(min(len(text), len(line_rest)), 0, -1):
-        overlap = line_rest[:size]
-        if overlap.strip() and text.endswith(overlap):
-            return text[:-size]
-    return text
 
 
 def select_suggestions(
@@ -79,10 +68,11 @@ class CompletionService:
 
     async def suggest(
         self, uri: str, text: str, offset: int, options: ServerOptions, invoked: bool,
-        related: RelatedLines | None = None,
+        related: RelatedLines | None = None, python: bool = True,
     ) -> list[Suggestion]:
-        """``related``: the workspace's other files, where copied lines may also come from."""
-        query = build_query(text, offset, options, invoked, related)
+        """``related``: the workspace's other files, where copied lines may also come from;
+        ``python``: whether the document is Python."""
+        query = build_query(text, offset, options, invoked, related, python)
         variant = f"{invoked}:{options}"
         cached = self.cache.lookup(uri, query.prefix, query.suffix, variant)
         if cached is not None:

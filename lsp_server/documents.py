@@ -84,6 +84,13 @@ class Document:
     _starts: tuple[str, list[int]] | None = field(default=None, repr=False, compare=False)
 
     @property
+    def is_python(self) -> bool:
+        """Python by the editor's word, or by the file's name when it gave none."""
+        if self.language_id:
+            return self.language_id == "python"
+        return self.uri.split("?", 1)[0].endswith((".py", ".pyi"))
+
+    @property
     def starts(self) -> list[int]:
         """Line starts of the current text, computed once per text (a 10 MB document takes
         tens of milliseconds to scan, and each keystroke would otherwise scan it twice)."""

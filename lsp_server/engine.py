@@ -44,6 +44,7 @@ class FimQuery:
     max_steps: int
     min_confidence: float = 0.0  # candidates below it will not be shown: no need to refine their score
     related: RelatedLines | None = None  # the workspace's other files (copied lines)
+    python: bool = True  # the document is Python: a candidate's statement can be parsed
 
 
 @dataclass(frozen=True)
@@ -202,7 +203,7 @@ class Engine:
             self._faults.stall("fim_stall", job.should_stop)
             request = CompletionRequest(query.prefix, query.suffix, query.candidates, query.canvas_size,
                                         query.sampler_threshold, query.max_steps, min_confidence=query.min_confidence,
-                                        related=query.related)
+                                        related=query.related, python=query.python)
             return [ModelCandidate(c.text, c.confidence) for c in models.fim.complete(request, job.should_stop)]
 
         return await self._run("fim:" + key, work, timeout_s)

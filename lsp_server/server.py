@@ -136,7 +136,8 @@ def create_server(model_dir: Path | None = None) -> RedraftServer:
         offset = document.offset_at(params.position, encoding)
         invoked = params.context.trigger_kind == types.InlineCompletionTriggerKind.Invoked
         related = ls.workspace_lines.related(file_path(document.uri))
-        suggestions = await ls.completions.suggest(document.uri, text, offset, options, invoked, related)
+        suggestions = await ls.completions.suggest(document.uri, text, offset, options, invoked, related,
+                                                   document.is_python)
         if not suggestions:
             return None
         # The line starts computed for the request are still good unless the text changed meanwhile.

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from model.bench.decode import same_code
-from model.calibration import fit
+from model.calibration import fit, statement_parses
 from model.copy_check import CHECK_FEATURES, CHECKED_KINDS, CONFIG_KEY
 from model.corpus import SourceFile
 from model.fim_examples import SPAN_MIX, SpanKind, choose_span
@@ -155,7 +155,8 @@ def calibrate_copy_check(model_dir: Path, dev_files: list[SourceFile], seed: int
         copied = copy_candidate(prefix, suffix)
         if copied is None or copied.kind not in CHECKED_KINDS:
             continue
-        values = completer.copy_check_features(copied.text, copied.kind, completer.first_pass(prefix, suffix))
+        values = completer.copy_check_features(copied.text, copied.kind, completer.first_pass(prefix, suffix),
+                                               statement_parses(prefix, copied.text, suffix))
         if values is not None:
             rows.append(values)
             labels.append(same_code(copied.text, middle))
@@ -207,7 +208,8 @@ def calibrate_continuation(model_dir: Path, dev_files: list[SourceFile], seed: i
         network_text = completer.complete(CompletionRequest(prefix, suffix, copy_lines=False))[0].text
         first_pass = completer.first_pass(prefix, suffix)
         for continuation in offered:
-            values = completer.continuation_features(continuation, first_pass, network_text, prefix, offered)
+            values = completer.continuation_features(continuation, first_pass, network_text, prefix, offered,
+                                                     statement_parses(prefix, continuation.text, suffix))
             if values is not None:
                 rows, labels = cases[continuation.kind]
                 rows.append(values)

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from model.sampler import Denoised
+from model.suffix_overlap import trim_suffix_overlap
 
 FEATURE_NAMES = ("mean_logp", "min_logp", "log_length", "steps_per_token", "end_logp", "parses")
 
@@ -31,21 +32,42 @@ def parses(text: str) -> bool:
     return True
 
 
-# A line that starts a top-level statement: code at column 0, not a closing bracket.
-_TOP_LEVEL_LINE = re.compile(r"\n(?=[^\s#)\]}])")
+# A line that starts a top-level statement: code at column 0, not a closing bracket, and
+# not a clause that continues the statement above (``else:``, ``except …:``).
+_TOP_LEVEL_LINE = re.compile(r"\n(?=[^\s#)\]}])(?!(?:else|elif|except|finally)\b)")
+MAX_PARSED_CHARS = 20_000  # a longer statement around the cursor is not parsed (~4 ms at this size)
+
+
+_DEFINITION = ("def ", "class ", "async ", "@")  # what a decorator decorates, or another decorator
+_DEFINED = re.compile(r"^(?:def|class|async)\b", re.MULTILINE)
+
+
+def _statement_start(prefix: str, before: int) -> int:
+    """Where the newline before the last top-level line that starts before ``before`` is;
+    -1 for the text's start."""
+    while (before := prefix.rfind("\n", 0, before)) >= 0 and not _TOP_LEVEL_LINE.match(prefix, before):
+        pass
+    return before
 
 
 def statement_around(prefix: str, suffix: str) -> tuple[str, str]:
     """The parts of the top-level statement (def, class, assignment…) around the cursor
     that lie before and after it: from the last line before the cursor that starts at
-    column 0 to the next one after it."""
-    start = len(prefix)
-    while (start := prefix.rfind("\n", 0, start)) >= 0 and not _TOP_LEVEL_LINE.match(prefix, start):
-        pass
+    column 0 to the next one after it, a decorated definition with its decorators."""
+    start = _statement_start(prefix, len(prefix))
+    while start >= 0 and prefix.startswith(_DEFINITION, start + 1):
+        above = _statement_start(prefix, start)
+        if not prefix.startswith("@", above + 1):
+            break
+        start = above
     before = prefix[start + 1:] if start >= 0 else prefix
-    end = _TOP_LEVEL_LINE.search(suffix)
-    after = suffix[:end.start() + 1] if end else suffix
-    return before, after
+    decorated = before.startswith("@") and _DEFINED.search(before) is None  # its definition is still to come
+    for end in _TOP_LEVEL_LINE.finditer(suffix):
+        if decorated and suffix.startswith(_DEFINITION, end.start() + 1):
+            decorated = suffix.startswith("@", end.start() + 1)
+            continue
+        return before, suffix[:end.start() + 1]
+    return before, suffix
 
 
 UNKNOWN_PARSE = 0.5  # the "still parses" feature when it tells nothing
@@ -75,9 +97,25 @@ def with_parse_check(values: list[float], prefix: str, middle: str, suffix: str)
     statement parsed before the candidate; the cost is capped."""
     still_parses = UNKNOWN_PARSE
     before, after = statement_around(prefix, suffix)
-    if len(before) + len(after) < 20_000 and parses(before + after):
+    if len(before) + len(after) < MAX_PARSED_CHARS and parses(before + after):
         still_parses = float(parses(before + middle + after))
     return [*values[:PARSES], still_parses]
+
+
+def statement_parses(prefix: str, middle: str, suffix: str) -> float:
+    """1.0 when the top-level statement around the cursor parses with ``middle`` in place,
+    0.0 when it doesn't, UNKNOWN_PARSE past the cost cap. Unlike the network's ``parses``
+    feature this is measured whether or not the statement parsed without the middle: the
+    cursor usually stands in an unfinished line, which a right middle finishes (held-out
+    continuations whose statement did not parse without them: right in 25 of 35 cases
+    where it parsed with them, 4 of 21 where it did not). Python only: the caller passes
+    UNKNOWN_PARSE for other files."""
+    if any(prefix.count(quotes) % 2 for quotes in ('"""', "'''")):
+        return UNKNOWN_PARSE  # in a docstring: prose, whose lines at column 0 end no statement
+    before, after = statement_around(prefix, suffix)
+    if len(before) + len(after) >= MAX_PARSED_CHARS:
+        return UNKNOWN_PARSE
+    return float(parses(before + trim_suffix_overlap(middle, suffix) + after))
 
 
 @dataclass(frozen=True)
@@ -85,9 +123,10 @@ class Calibrator:
     weights: tuple[float, ...]
     bias: float
 
-    def with_either_parse(self, values: Sequence[float]) -> tuple[float, float]:
-        """The lowest and highest confidence ``values`` can get, whatever the parse check says."""
-        low, high = sorted(self([*values[:PARSES], parse]) for parse in (0.0, 1.0))
+    def with_either_parse(self, values: Sequence[float], at: int = PARSES) -> tuple[float, float]:
+        """The lowest and highest confidence ``values`` can get, whatever the parse check
+        (the feature at index ``at``) says."""
+        low, high = sorted(self([*values[:at], parse, *values[at + 1:]]) for parse in (0.0, 1.0))
         return low, high
 
     def __call__(self, values: Sequence[float]) -> float:

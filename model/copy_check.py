@@ -18,16 +18,21 @@ import numpy as np
 from model.fim_patterns import AGREE_1, MAJORITY
 
 CHECKED_KINDS = (AGREE_1, MAJORITY)
-CHECK_FEATURES = ("mean_logp", "min_logp", "end_logp", "majority")
+CHECK_FEATURES = ("mean_logp", "min_logp", "end_logp", "majority", "statement_parses")
+STATEMENT_PARSES_AT = CHECK_FEATURES.index("statement_parses")
 CONFIG_KEY = "fim_copy_check"
 
 
-def check_features(first_pass: np.ndarray, copy_ids: list[int], end_id: int, kind: str) -> list[float] | None:
+def check_features(
+    first_pass: np.ndarray, copy_ids: list[int], end_id: int, kind: str, statement_parses: float
+) -> list[float] | None:
     """The check's inputs: ``first_pass`` (canvas positions, vocab) holds the first pass's
-    distributions; None when the copy doesn't fit the canvas with its end."""
+    distributions, ``statement_parses`` is ``calibration.statement_parses`` (or unknown);
+    None when the copy doesn't fit the canvas with its end."""
     length = len(copy_ids)
     if not 0 < length < first_pass.shape[0]:
         return None
     targets = np.array([*copy_ids, end_id])
     logs = np.log(np.maximum(first_pass[np.arange(length + 1), targets], 1e-9))
-    return [float(logs[:length].mean()), float(logs.min()), float(logs[length]), float(kind == MAJORITY)]
+    return [float(logs[:length].mean()), float(logs.min()), float(logs[length]), float(kind == MAJORITY),
+            statement_parses]

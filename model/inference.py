@@ -11,13 +11,15 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from model.calibration import Calibrator, features, with_parse_check
+from model.calibration import UNKNOWN_PARSE, Calibrator, features, statement_parses, with_parse_check
 from model.copy_check import CHECK_FEATURES, CHECKED_KINDS, CONFIG_KEY, check_features
+from model.copy_check import STATEMENT_PARSES_AT as COPY_PARSES_AT
 from model.fim_patterns import COPY_KINDS, RelatedLines, copy_candidate
 from model.formats import ContextBudget, context_ids, middle_from_canvas
 from model.line_continuation import CONFIG_KEY as CONTINUATION_KEY
 from model.line_continuation import CONTINUATION_FEATURES, Continuation, LineContinuer
 from model.line_continuation import KIND as CONTINUED
+from model.line_continuation import STATEMENT_PARSES_AT as CONTINUATION_PARSES_AT
 from model.phrase_table import CONFIG_KEY as PHRASE_KEY
 from model.phrase_table import KIND as PHRASE
 from model.phrase_table import PHRASE_FEATURES, phrase_features
@@ -57,6 +59,9 @@ class CompletionRequest:
     # the parse check (~1.6 ms a request) is skipped when it can't change what is shown.
     # None (calibration, the CLI): every candidate's exact confidence is wanted.
     min_confidence: float | None = None
+    # Python: a copy's or continuation's statement is parsed with it in place; other
+    # languages leave that feature unknown.
+    python: bool = True
 
 
 class Cancelled(Exception):
@@ -147,12 +152,12 @@ class FimCompleter:
             raise Cancelled
         if copied is not None and copied.copied in CHECKED_KINDS and self.copy_check is not None \
                 and runs[0].first_pass is not None:
-            copied = self._checked(copied, self.copy_check, runs[0].first_pass)
+            copied = self._checked(copied, self.copy_check, runs[0].first_pass, request)
         # Candidates from copies and continuations; the file's and the corpus's continuations
         # may differ, and an Invoked request shows both.
         patterned = [copied] if copied is not None else []
         for continuation in continuations:
-            continued = self._continued(continuation, runs[0], request.prefix, continuations)
+            continued = self._continued(continuation, runs[0], request, continuations)
             if continued is not None and all(c.text != continued.text for c in patterned):
                 patterned.append(continued)
             elif continued is not None:  # the same text twice: keep the more confident
@@ -202,16 +207,33 @@ class FimCompleter:
         assert run.first_pass is not None  # nothing was forced
         return run.first_pass
 
-    def copy_check_features(self, text: str, kind: str, first_pass: np.ndarray) -> list[float] | None:
-        return check_features(first_pass, self.tokenizer.encode(text), self.tokenizer.end_of_middle_id, kind)
+    def copy_check_features(
+        self, text: str, kind: str, first_pass: np.ndarray, parsed: float = UNKNOWN_PARSE
+    ) -> list[float] | None:
+        """``parsed``: ``calibration.statement_parses`` for ``text``, when measured."""
+        return check_features(first_pass, self.tokenizer.encode(text), self.tokenizer.end_of_middle_id, kind, parsed)
 
-    def _checked(self, copied: Candidate, check: Calibrator, first_pass: np.ndarray) -> Candidate:
+    def _checked(self, copied: Candidate, check: Calibrator, first_pass: np.ndarray,
+                 request: CompletionRequest) -> Candidate:
         """A weakly supported copy, its confidence from the network's second opinion
-        (``copy_check.py``)."""
+        (``copy_check.py``) and whether its statement parses with it."""
         values = self.copy_check_features(copied.text, copied.copied, first_pass)
         if values is None:
             return copied
+        values = self._parse_checked(check, values, COPY_PARSES_AT, request, copied.text)
         return replace(copied, confidence=min(MAX_CONFIDENCE, check(values)), features=values)
+
+    @staticmethod
+    def _parse_checked(
+        check: Calibrator, values: list[float], at: int, request: CompletionRequest, text: str
+    ) -> list[float]:
+        """``values`` with the statement-parses feature (index ``at``) measured: for Python
+        only, and for the server only when the parse can bring ``text`` up to its threshold."""
+        if not request.python:
+            return values
+        if request.min_confidence is not None and check.with_either_parse(values, at)[1] < request.min_confidence:
+            return values
+        return [*values[:at], statement_parses(request.prefix, text, request.suffix), *values[at + 1:]]
 
     def continuations(self, prefix: str, suffix: str, related: RelatedLines | None = None) -> list[Continuation]:
         """The cursor's line continued as the file (and the workspace's other files in
@@ -225,32 +247,36 @@ class FimCompleter:
         return [c for c in found if c is not None]
 
     def _continued(
-        self, continuation: Continuation, network_run: Denoised, prefix: str, offered: list[Continuation]
+        self, continuation: Continuation, network_run: Denoised, request: CompletionRequest,
+        offered: list[Continuation],
     ) -> Candidate | None:
         """A continuation of the line (``line_continuation.py``, ``phrase_table.py``), as
-        confident as its calibrator says from its support, the network's first pass, and
-        whether the network wrote the same."""
+        confident as its calibrator says from its support, the network's first pass,
+        whether the network wrote the same, and whether its statement parses with it."""
         check = self.continuation_check if continuation.kind == CONTINUED else self.phrase_check
         if check is None or network_run.first_pass is None:
             return None
         values = self.continuation_features(continuation, network_run.first_pass,
-                                            middle_from_canvas(self.tokenizer, network_run.tokens), prefix, offered)
+                                            middle_from_canvas(self.tokenizer, network_run.tokens), request.prefix,
+                                            offered)
         if values is None:
             return None
+        values = self._parse_checked(check, values, CONTINUATION_PARSES_AT, request, continuation.text)
         length = len(self.tokenizer.encode(continuation.text))
         return Candidate(continuation.text, min(MAX_CONFIDENCE, check(values)), 0, length, features=values,
                          copied=continuation.kind)
 
     def continuation_features(
         self, continuation: Continuation, first_pass: np.ndarray, network_text: str, prefix: str,
-        offered: list[Continuation],
+        offered: list[Continuation], parsed: float = UNKNOWN_PARSE,
     ) -> list[float] | None:
         """The inputs of the continuation's calibrator (``offered``: every continuation of
-        this request); None when it doesn't fit the canvas."""
+        this request; ``parsed``: ``calibration.statement_parses``, when measured); None
+        when it doesn't fit the canvas."""
         checked = self.copy_check_features(continuation.text, CONTINUED, first_pass)
         if checked is None:
             return None
-        values = continuation.features(checked, network_text)
+        values = continuation.features(checked, network_text, parsed)
         if continuation.kind != PHRASE:
             return values
         file_text = next((c.text for c in offered if c.kind != PHRASE), None)

@@ -49,7 +49,8 @@ WORD = re.compile(r"\w+")
 SEPARATOR = -1  # between the text before the cursor and the text after it: no run crosses it
 
 CONTINUATION_FEATURES = ("mean_logp", "min_logp", "end_logp", "network_agrees", "log_min_order",
-                         "min_share", "log_min_count", "log_length")
+                         "min_share", "log_min_count", "log_length", "statement_parses")
+STATEMENT_PARSES_AT = CONTINUATION_FEATURES.index("statement_parses")
 CONFIG_KEY = "fim_continuation"
 KIND = "continuation"
 
@@ -62,13 +63,14 @@ class Continuation:
     min_count: int  # the fewest times a chosen token followed its run
     kind: str = KIND  # this module's, or phrase_table.KIND (the same features, its own calibrator)
 
-    def features(self, first_pass_logps: list[float], network_text: str) -> list[float]:
+    def features(self, first_pass_logps: list[float], network_text: str, statement_parses: float) -> list[float]:
         """The calibrator's inputs (``CONTINUATION_FEATURES``); ``first_pass_logps`` are the
-        copy check's mean, lowest and end log-probabilities."""
+        copy check's mean, lowest and end log-probabilities, ``statement_parses`` is
+        ``calibration.statement_parses`` (or unknown)."""
         mean_logp, min_logp, end_logp = first_pass_logps[:3]
         agrees = float(network_text.rstrip() == self.text.rstrip())
         return [mean_logp, min_logp, end_logp, agrees, math.log(self.min_order), self.min_share,
-                math.log(self.min_count), math.log(len(self.text))]
+                math.log(self.min_count), math.log(len(self.text)), statement_parses]
 
 
 # A step of a continuation: the token chosen, the length of the run it followed, its share

@@ -47,3 +47,39 @@ def test_the_parse_check_is_measured_only_when_it_could_matter() -> None:
     low, high = calibrator.with_either_parse(unknown)
     assert (low, high) == (calibrator([*unknown[:-1], 1.0]), calibrator([*unknown[:-1], 0.0]))
     assert low < calibrator(unknown) < high
+
+
+def test_a_middle_that_finishes_the_cursor_s_statement_parses_with_it() -> None:
+    from model.calibration import MAX_PARSED_CHARS, UNKNOWN_PARSE, statement_parses
+
+    prefix = "import os\n\n\ndef f(items):\n    total = len(it"
+    assert statement_parses(prefix, "ems)", "\n    return total\n") == 1.0  # the line is finished
+    assert statement_parses(prefix, "ems):", "\n    return total\n") == 0.0
+    assert statement_parses(prefix, "ems)", ")\n    return total\n") == 1.0  # the editor's own ")" is kept
+    assert statement_parses("x = [" + "1, " * MAX_PARSED_CHARS, "2]", "\n") == UNKNOWN_PARSE
+
+
+def test_an_else_clause_at_column_0_belongs_to_the_statement_above() -> None:
+    from model.calibration import statement_around
+
+    before, after = statement_around("if sys.version_info >= (3, 11):\n    import tomllib\nelse:\n    import to",
+                                     "ml\nx = 1\n")
+    assert before.startswith("if sys.version_info") and after == "ml\n"
+
+
+def test_a_decorated_definition_is_one_statement_with_its_decorators() -> None:
+    from model.calibration import statement_around
+
+    above = "import pytest\n\n\n@pytest.mark.parametrize(\n    'x',\n    [1, 2],\n)\n@slow\n"
+    before, after = statement_around(above + "def test_it(x):\n    assert x", " > 0\n\n\ndef other():\n    pass\n")
+    assert before.startswith("@pytest.mark") and after == " > 0\n\n\n"
+    before, after = statement_around("import pytest\n\n\n@pytest.mark.parametrize(\n    'x',\n    [1, ",
+                                     "2],\n)\n@slow\ndef test_it(x):\n    assert x\nz = 1\n")
+    assert before.startswith("@pytest.mark") and after.endswith("assert x\n")
+
+
+def test_nothing_is_parsed_in_a_docstring() -> None:
+    from model.calibration import UNKNOWN_PARSE, statement_parses
+
+    assert statement_parses('"""Usage:\nprog run <file>\n\nOptions:\n  -h  Show', " help.", '\n"""\n') == UNKNOWN_PARSE
+    assert statement_parses('"""Usage."""\nx = (1', ", 2)", "\n") == 1.0

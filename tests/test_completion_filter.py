@@ -1,6 +1,7 @@
-from lsp_server.completion import select_suggestions, trim_suffix_overlap
+from lsp_server.completion import select_suggestions
 from lsp_server.engine import ModelCandidate
 from lsp_server.options import ServerOptions, parse_options
+from model.suffix_overlap import trim_suffix_overlap
 
 
 def test_text_repeating_the_closing_bracket_already_there_is_trimmed() -> None:
@@ -47,3 +48,11 @@ def test_as_you_type_requests_get_the_automatic_step_cap_and_invoked_ones_the_fu
     assert build_query("x = ", 4, options, invoked=True).max_steps == 20
     lower, _ = parse_options({"maxSteps": 2, "automaticMaxSteps": 6})
     assert build_query("x = ", 4, lower, invoked=False).max_steps == 2  # never above maxSteps
+
+
+def test_the_query_says_whether_the_document_is_python() -> None:
+    from lsp_server.completion import build_query
+
+    options, _ = parse_options({})
+    assert build_query("x = ", 4, options, invoked=False).python
+    assert not build_query("x = ", 4, options, invoked=False, python=False).python

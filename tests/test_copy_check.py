@@ -9,7 +9,7 @@ import pytest
 
 import model.calibrate_fim
 from model.calibrate_fim import calibrate_copy_check
-from model.calibration import Calibrator
+from model.calibration import UNKNOWN_PARSE, Calibrator
 from model.copy_check import CHECK_FEATURES, CONFIG_KEY, check_features
 from model.fim_patterns import AGREE_1, AGREE_3, MAJORITY
 from model.inference import CompletionRequest, FimCompleter
@@ -21,11 +21,12 @@ from model.tokenizer import CodeTokenizer
 def test_the_features_are_the_copy_s_log_probabilities_where_its_tokens_would_go() -> None:
     first_pass = np.full((4, 6), 0.1)
     first_pass[0, 3], first_pass[1, 4], first_pass[2, 1] = 0.5, 0.25, 0.4  # tokens 3, 4, then the end (1)
-    mean_logp, min_logp, end_logp, majority = check_features(first_pass, [3, 4], 1, MAJORITY) or []
+    mean_logp, min_logp, end_logp, majority, parsed = check_features(first_pass, [3, 4], 1, MAJORITY, 1.0) or []
     assert mean_logp == pytest.approx((np.log(0.5) + np.log(0.25)) / 2)
     assert min_logp == pytest.approx(np.log(0.25)) and end_logp == pytest.approx(np.log(0.4))
-    assert majority == 1.0 and check_features(first_pass, [3, 4], 1, AGREE_1)[-1] == 0.0  # type: ignore[index]
-    assert check_features(first_pass, [3, 4, 5, 2], 1, AGREE_1) is None  # no room left for its end
+    assert majority == 1.0 and check_features(first_pass, [3, 4], 1, AGREE_1, 1.0)[3] == 0.0  # type: ignore[index]
+    assert parsed == 1.0  # passed through: measured by the caller
+    assert check_features(first_pass, [3, 4, 5, 2], 1, AGREE_1, 1.0) is None  # no room left for its end
 
 
 ONE = "import os\nvalue = compute(1)\nprint(value)\nval"
@@ -45,17 +46,36 @@ def test_a_weak_copy_takes_its_confidence_from_the_check_of_the_first_pass(token
     request = CompletionRequest(ONE, "\n", candidates=3)
     unchecked = {c.text: c for c in _completer(tokenizer_free_network, None).complete(request)}
     assert unchecked["ue = compute(1)"].confidence == pytest.approx(0.3)  # the bucket's precision
-    sure = Calibrator((0.0, 0.0, 0.0, 0.0), 2.0)  # says 0.88 whatever the network thinks
+    sure = Calibrator((0.0,) * len(CHECK_FEATURES), 2.0)  # says 0.88 whatever the network thinks
     checked = {c.text: c for c in _completer(tokenizer_free_network, sure).complete(request)}["ue = compute(1)"]
-    assert checked.confidence == pytest.approx(sure([0.0] * 4)) and checked.copied == AGREE_1
+    assert checked.confidence == pytest.approx(sure([0.0] * len(CHECK_FEATURES))) and checked.copied == AGREE_1
     completer = _completer(tokenizer_free_network, sure)
-    expected = completer.copy_check_features("ue = compute(1)", AGREE_1, completer.first_pass(ONE, "\n"))
+    expected = completer.copy_check_features("ue = compute(1)", AGREE_1, completer.first_pass(ONE, "\n"), 1.0)
     assert expected is not None and checked.features == pytest.approx(expected, abs=1e-5)
+
+
+def test_a_copy_that_breaks_its_statement_is_less_confident(tokenizer_free_network: object) -> None:
+    # Only the statement-parses feature counts: +2 when the statement parses with the copy.
+    check = Calibrator((0.0, 0.0, 0.0, 0.0, 4.0), -2.0)
+    completer = _completer(tokenizer_free_network, check)
+    mends = {c.text: c for c in completer.complete(CompletionRequest(ONE, "\n", candidates=3))}["ue = compute(1)"]
+    stray = "\n    pass\n"  # an indented line after the statement: it can't parse, whatever the copy
+    breaks = {c.text: c for c in completer.complete(CompletionRequest(ONE, stray, candidates=3))}
+    assert mends.confidence == pytest.approx(check([0.0, 0.0, 0.0, 0.0, 1.0]))
+    assert breaks["ue = compute(1)"].features[-1] == 0.0
+    # Not Python: nothing is parsed, the feature stays unknown.
+    other = {c.text: c for c in completer.complete(CompletionRequest(ONE, stray, candidates=3, python=False))}
+    assert other["ue = compute(1)"].features[-1] == UNKNOWN_PARSE
+    # The server's threshold: a copy that can't reach it either way is not parsed.
+    unreachable = Calibrator((0.0, 0.0, 0.0, 0.0, 1.0), -5.0)
+    served = _completer(tokenizer_free_network, unreachable).complete(
+        CompletionRequest(ONE, "\n", candidates=3, min_confidence=0.5))
+    assert {c.text: c for c in served}["ue = compute(1)"].features[-1] == UNKNOWN_PARSE
 
 
 def test_a_well_supported_copy_is_not_checked(tokenizer_free_network: object) -> None:
     tests = "x.assertEqual(a, 1)\nx.assertEqual(a, 1)\nx.assertEqual(a, 1)\nx.ass"
-    never = Calibrator((0.0, 0.0, 0.0, 0.0), -5.0)
+    never = Calibrator((0.0,) * len(CHECK_FEATURES), -5.0)
     [answer] = _completer(tokenizer_free_network, never).complete(CompletionRequest(tests, "\n"))
     assert answer.text == "ertEqual(a, 1)" and answer.confidence == pytest.approx(0.95)
 

@@ -65,3 +65,10 @@ def test_line_starts_updated_for_a_change_equal_a_full_rescan() -> None:
         after = before[:start] + "".join(rng.choice(pieces) for _ in range(rng.randint(0, 4))) + before[end:]
         assert updated_line_starts(before, line_starts(before), start, end, after) == line_starts(after), \
             (before, start, end, after)
+
+
+def test_a_document_is_python_by_the_editor_s_language_or_else_by_its_name() -> None:
+    assert Document("file:///a/b.py", "").is_python and Document("file:///a/b.pyi", "").is_python
+    assert Document("untitled:Untitled-1", "", language_id="python").is_python
+    assert not Document("file:///a/b.py", "", language_id="plaintext").is_python
+    assert not Document("file:///a/b.ts", "").is_python and not Document("untitled:1", "").is_python
