@@ -83,3 +83,16 @@ def test_nothing_is_parsed_in_a_docstring() -> None:
 
     assert statement_parses('"""Usage:\nprog run <file>\n\nOptions:\n  -h  Show', " help.", '\n"""\n') == UNKNOWN_PARSE
     assert statement_parses('"""Usage."""\nx = (1', ", 2)", "\n") == 1.0
+
+
+def test_a_list_item_ends_with_a_comma_as_the_items_around_it_do() -> None:
+    from model.calibration import ends_unlike_its_siblings, statement_parses
+
+    prefix = "CHANGES = [\n    ('old_value', 'value', None),\n    ('old_type', 'type', Non"
+    suffix = "\n    ('new_path', 'path', None),\n]\n"
+    assert ends_unlike_its_siblings(prefix, "e)", suffix) and not ends_unlike_its_siblings(prefix, "e),", suffix)
+    assert statement_parses(prefix, "e)", suffix) == 0.0  # Python would read a call: it parses
+    assert statement_parses(prefix, "e),", suffix) == 1.0
+    # Lines at other indentations say nothing.
+    assert not ends_unlike_its_siblings("def f(\n    a,\n    b", "=1", "\n):\n")
+    assert not ends_unlike_its_siblings("x = {\n    'a': 1,\n    # L", "inks", "\n    'b': 2,\n}\n")  # a comment
