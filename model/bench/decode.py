@@ -120,7 +120,8 @@ def run_decode_bench(loaded: ServedModel, cases: list[FimCase], canvas_size: int
             best = completer.complete(request)[0]
             elapsed += time.perf_counter() - started
             exact += same_code(best.text, case.middle)
-            tokens += best.tokens + 1  # the end-of-middle token is decoded too
+            # The end-of-middle token is decoded too, when the answer ends within the canvas.
+            tokens += best.tokens + (best.tokens < canvas_size)
             passes += best.steps
         n = max(1, len(cases))
         rows.append(DecodeRow(decoder.name, len(cases), exact / n, tokens / max(1, passes), tokens / max(elapsed, 1e-9),
