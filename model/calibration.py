@@ -111,11 +111,13 @@ def ends_unlike_its_siblings(prefix: str, middle: str, suffix: str) -> bool:
     just above and below it at its indentation don't, or the other way round. Python
     parses ``("a", 1)`` then ``("b", 2)`` on the next line without the comma between, as a
     call; on held-out spans such line continuations were right once in 97."""
-    above, _, line_start = prefix.rpartition("\n")
-    previous = above[above.rfind("\n") + 1:]
-    line_rest, _, below = suffix.partition("\n")
-    following = below.split("\n", 1)[0]
-    line = line_start + middle + line_rest
+    # Slices by index: the prefix and suffix can be a whole 10 MB document.
+    line_starts = prefix.rfind("\n")
+    previous = prefix[prefix.rfind("\n", 0, max(0, line_starts)) + 1:max(0, line_starts)]
+    line_ends = suffix.find("\n")
+    following_ends = suffix.find("\n", line_ends + 1) if line_ends >= 0 else -1
+    following = suffix[line_ends + 1:following_ends if following_ends >= 0 else len(suffix)] if line_ends >= 0 else ""
+    line = prefix[line_starts + 1:] + middle + (suffix[:line_ends] if line_ends >= 0 else suffix)
     lines = (previous.strip(), line.strip(), following.strip())
     if "\n" in middle or not all(lines) or any(text.startswith("#") for text in lines):
         return False
