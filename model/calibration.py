@@ -15,6 +15,7 @@ import math
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
@@ -89,17 +90,12 @@ def features(run: Denoised, end_ids: frozenset[int], prefix: str, middle: str, s
     logs = logs or [end_logp]
     values = [sum(logs) / len(logs), min(logs), math.log1p(len(logs)), run.steps / max(1, len(logs)), end_logp,
               UNKNOWN_PARSE]
-    return with_parse_check(values, prefix, middle, suffix) if check_parse else values
+    return with_parse_check(values, CursorStatement(prefix, suffix), middle) if check_parse else values
 
 
-def with_parse_check(values: list[float], prefix: str, middle: str, suffix: str) -> list[float]:
-    """``values`` with the parse feature measured: parsing only tells something when the
-    statement parsed before the candidate; the cost is capped."""
-    still_parses = UNKNOWN_PARSE
-    before, after = statement_around(prefix, suffix)
-    if len(before) + len(after) < MAX_PARSED_CHARS and parses(before + after):
-        still_parses = float(parses(before + middle + after))
-    return [*values[:PARSES], still_parses]
+def with_parse_check(values: list[float], statement: CursorStatement, middle: str) -> list[float]:
+    """``values`` with the parse feature measured (``CursorStatement.still_parses``)."""
+    return [*values[:PARSES], statement.still_parses(middle)]
 
 
 def _indent(line: str) -> int:
@@ -126,24 +122,59 @@ def ends_unlike_its_siblings(prefix: str, middle: str, suffix: str) -> bool:
     return previous.rstrip().endswith(",") != line.rstrip().endswith(",")
 
 
+class CursorStatement:
+    """The top-level statement around one cursor, found once for every candidate checked
+    against it (a request checks the network's candidates, a copied line and up to two
+    continuations)."""
+
+    def __init__(self, prefix: str, suffix: str) -> None:
+        self.prefix, self.suffix = prefix, suffix
+
+    @cached_property
+    def _parts(self) -> tuple[str, str] | None:
+        """``statement_around``; None when it is too long to parse (the cost is capped)."""
+        before, after = statement_around(self.prefix, self.suffix)
+        return (before, after) if len(before) + len(after) < MAX_PARSED_CHARS else None
+
+    @cached_property
+    def _parses_alone(self) -> bool:
+        return self._parts is not None and parses(self._parts[0] + self._parts[1])
+
+    @cached_property
+    def _in_docstring(self) -> bool:
+        return any(self.prefix.count(quotes) % 2 for quotes in ('"""', "'''"))
+
+    def still_parses(self, middle: str) -> float:
+        """The network's ``parses`` feature: whether the statement still parses with
+        ``middle`` in place; UNKNOWN_PARSE unless it parsed without it."""
+        if self._parts is None or not self._parses_alone:
+            return UNKNOWN_PARSE
+        before, after = self._parts
+        return float(parses(before + middle + after))
+
+    def parses_with(self, middle: str) -> float:
+        """1.0 when the statement parses with ``middle`` in place and the cursor's line ends
+        as its siblings do (``ends_unlike_its_siblings``), else 0.0; UNKNOWN_PARSE in a
+        docstring (prose, whose lines at column 0 end no statement) or past the cost cap.
+        Unlike ``still_parses`` this is measured whether or not the statement parsed
+        without the middle: the cursor usually stands in an unfinished line, which a right
+        middle finishes (held-out line continuations whose statement parsed with them:
+        right 251 times in 1,016; whose statement did not: 17 in 582). Python only: the
+        caller passes UNKNOWN_PARSE for other files."""
+        if self._in_docstring:
+            return UNKNOWN_PARSE
+        middle = trim_suffix_overlap(middle, self.suffix)
+        if ends_unlike_its_siblings(self.prefix, middle, self.suffix):
+            return 0.0
+        if self._parts is None:
+            return UNKNOWN_PARSE
+        before, after = self._parts
+        return float(parses(before + middle + after))
+
+
 def statement_parses(prefix: str, middle: str, suffix: str) -> float:
-    """1.0 when the top-level statement around the cursor parses with ``middle`` in place
-    and the cursor's line ends as its siblings do (``ends_unlike_its_siblings``), else 0.0;
-    UNKNOWN_PARSE in a docstring or past the cost cap. Unlike the network's ``parses``
-    feature this is measured whether or not the statement parsed without the middle: the
-    cursor usually stands in an unfinished line, which a right middle finishes (held-out
-    line continuations whose statement parsed with them: right 251 times in 1,016; whose
-    statement did not: 17 in 582). Python only: the caller passes UNKNOWN_PARSE for other
-    files."""
-    if any(prefix.count(quotes) % 2 for quotes in ('"""', "'''")):
-        return UNKNOWN_PARSE  # in a docstring: prose, whose lines at column 0 end no statement
-    middle = trim_suffix_overlap(middle, suffix)
-    if ends_unlike_its_siblings(prefix, middle, suffix):
-        return 0.0
-    before, after = statement_around(prefix, suffix)
-    if len(before) + len(after) >= MAX_PARSED_CHARS:
-        return UNKNOWN_PARSE
-    return float(parses(before + middle + after))
+    """``CursorStatement.parses_with`` for one candidate."""
+    return CursorStatement(prefix, suffix).parses_with(middle)
 
 
 @dataclass(frozen=True)

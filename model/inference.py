@@ -11,7 +11,7 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from model.calibration import UNKNOWN_PARSE, Calibrator, features, statement_parses, with_parse_check
+from model.calibration import UNKNOWN_PARSE, Calibrator, CursorStatement, features, with_parse_check
 from model.copy_check import CHECK_FEATURES, CHECKED_KINDS, CONFIG_KEY, check_features
 from model.copy_check import STATEMENT_PARSES_AT as COPY_PARSES_AT
 from model.fim_patterns import COPY_KINDS, RelatedLines, copy_candidate
@@ -143,6 +143,7 @@ class FimCompleter:
         settings = SamplerSettings(request.canvas_size, request.threshold, request.max_steps, request.rule,
                                    request.length_first, request.freeze_tail)
         ids, room = self.prepare(request.prefix, request.suffix, settings.canvas_size)
+        statement = CursorStatement(request.prefix, request.suffix)  # found once, if a check needs it
         tok = self.tokenizer
         runs = [denoise(self.network, room, tok.mask_id, self.end_ids, settings,
                         should_stop, request.keep_trace)]
@@ -152,12 +153,12 @@ class FimCompleter:
             raise Cancelled
         if copied is not None and copied.copied in CHECKED_KINDS and self.copy_check is not None \
                 and runs[0].first_pass is not None:
-            copied = self._checked(copied, self.copy_check, runs[0].first_pass, request)
+            copied = self._checked(copied, self.copy_check, runs[0].first_pass, request, statement)
         # Candidates from copies and continuations; the file's and the corpus's continuations
         # may differ, and an Invoked request shows both.
         patterned = [copied] if copied is not None else []
         for continuation in continuations:
-            continued = self._continued(continuation, runs[0], request, continuations)
+            continued = self._continued(continuation, runs[0], request, statement, continuations)
             if continued is not None and all(c.text != continued.text for c in patterned):
                 patterned.append(continued)
             elif continued is not None:  # the same text twice: keep the more confident
@@ -175,7 +176,7 @@ class FimCompleter:
             confidence, length = confidence_of(run, self.end_ids)
             values = features(run, self.end_ids, request.prefix, text, request.suffix, check_parse=False)
             if self._needs_parse_check(values, request, alone=len(runs) == 1 and not patterned):
-                values = with_parse_check(values, request.prefix, text, request.suffix)
+                values = with_parse_check(values, statement, text)
             if self.calibrator is not None:
                 confidence = min(MAX_CONFIDENCE, self.calibrator(values))
             trace = [middle_from_canvas_with_masks(self, state) for state in run.trace]
@@ -214,18 +215,19 @@ class FimCompleter:
         return check_features(first_pass, self.tokenizer.encode(text), self.tokenizer.end_of_middle_id, kind, parsed)
 
     def _checked(self, copied: Candidate, check: Calibrator, first_pass: np.ndarray,
-                 request: CompletionRequest) -> Candidate:
+                 request: CompletionRequest, statement: CursorStatement) -> Candidate:
         """A weakly supported copy, its confidence from the network's second opinion
         (``copy_check.py``) and whether its statement parses with it."""
         values = self.copy_check_features(copied.text, copied.copied, first_pass)
         if values is None:
             return copied
-        values = self._parse_checked(check, values, COPY_PARSES_AT, request, copied.text)
+        values = self._parse_checked(check, values, COPY_PARSES_AT, request, statement, copied.text)
         return replace(copied, confidence=min(MAX_CONFIDENCE, check(values)), features=values)
 
     @staticmethod
     def _parse_checked(
-        check: Calibrator, values: list[float], at: int, request: CompletionRequest, text: str
+        check: Calibrator, values: list[float], at: int, request: CompletionRequest, statement: CursorStatement,
+        text: str,
     ) -> list[float]:
         """``values`` with the statement-parses feature (index ``at``) measured: for Python
         only, and for the server only when the parse can bring ``text`` up to its threshold."""
@@ -233,7 +235,7 @@ class FimCompleter:
             return values
         if request.min_confidence is not None and check.with_either_parse(values, at)[1] < request.min_confidence:
             return values
-        return [*values[:at], statement_parses(request.prefix, text, request.suffix), *values[at + 1:]]
+        return [*values[:at], statement.parses_with(text), *values[at + 1:]]
 
     def continuations(self, prefix: str, suffix: str, related: RelatedLines | None = None) -> list[Continuation]:
         """The cursor's line continued as the file (and the workspace's other files in
@@ -248,7 +250,7 @@ class FimCompleter:
 
     def _continued(
         self, continuation: Continuation, network_run: Denoised, request: CompletionRequest,
-        offered: list[Continuation],
+        statement: CursorStatement, offered: list[Continuation],
     ) -> Candidate | None:
         """A continuation of the line (``line_continuation.py``, ``phrase_table.py``), as
         confident as its calibrator says from its support, the network's first pass,
@@ -261,7 +263,7 @@ class FimCompleter:
                                             offered)
         if values is None:
             return None
-        values = self._parse_checked(check, values, CONTINUATION_PARSES_AT, request, continuation.text)
+        values = self._parse_checked(check, values, CONTINUATION_PARSES_AT, request, statement, continuation.text)
         length = len(self.tokenizer.encode(continuation.text))
         return Candidate(continuation.text, min(MAX_CONFIDENCE, check(values)), 0, length, features=values,
                          copied=continuation.kind)

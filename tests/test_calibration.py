@@ -36,13 +36,14 @@ def test_nothing_shown_above_every_confidence_has_no_precision() -> None:
 
 
 def test_the_parse_check_is_measured_only_when_it_could_matter() -> None:
-    from model.calibration import UNKNOWN_PARSE, features, with_parse_check
+    from model.calibration import UNKNOWN_PARSE, CursorStatement, features, with_parse_check
     from model.sampler import Denoised
 
     run = Denoised(tokens=[5, 6, 1], probabilities=[0.5, 0.4, 0.9], steps=2)
     unknown = features(run, frozenset({1}), "x = (", ")", "\n", check_parse=False)
     assert unknown[-1] == UNKNOWN_PARSE
-    assert features(run, frozenset({1}), "x = (", ")", "\n") == with_parse_check(unknown, "x = (", ")", "\n")
+    measured = with_parse_check(unknown, CursorStatement("x = (", "\n"), ")")
+    assert features(run, frozenset({1}), "x = (", ")", "\n") == measured
     calibrator = Calibrator((0.0, 0.0, 0.0, 0.0, 0.0, -2.0), 0.0)  # a failed parse only raises it
     low, high = calibrator.with_either_parse(unknown)
     assert (low, high) == (calibrator([*unknown[:-1], 1.0]), calibrator([*unknown[:-1], 0.0]))
