@@ -101,16 +101,16 @@ def test_the_parse_check_runs_only_when_it_can_change_what_the_server_shows(
     tokenizer_free_network: object, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     import model.inference
-    from model.calibration import FEATURE_NAMES, Calibrator
+    from model.calibration import FEATURE_NAMES, Calibrator, CursorStatement
 
     completer = _completer(tokenizer_free_network, {})
     completer.calibrator = Calibrator((0.0,) * len(FEATURE_NAMES), -5.0)  # 0.007, whatever the parse
     parsed: list[str] = []
     real = model.inference.with_parse_check
 
-    def counted(values: list[float], prefix: str, middle: str, suffix: str) -> list[float]:
+    def counted(values: list[float], statement: CursorStatement, middle: str) -> list[float]:
         parsed.append(middle)
-        return real(values, prefix, middle, suffix)
+        return real(values, statement, middle)
 
     monkeypatch.setattr(model.inference, "with_parse_check", counted)
     completer.complete(CompletionRequest("x = 1\n", "\n", copy_lines=False, min_confidence=0.3))  # never shown
