@@ -97,3 +97,28 @@ def test_a_list_item_ends_with_a_comma_as_the_items_around_it_do() -> None:
     # Lines at other indentations say nothing.
     assert not ends_unlike_its_siblings("def f(\n    a,\n    b", "=1", "\n):\n")
     assert not ends_unlike_its_siblings("x = {\n    'a': 1,\n    # L", "inks", "\n    'b': 2,\n}\n")  # a comment
+
+
+def test_the_first_item_ends_with_a_comma_when_the_item_below_does() -> None:
+    from model.calibration import ends_unlike_its_siblings
+
+    prefix = "CHANGES = [\n    ('old_type', 'type', Non"
+    suffix = "\n    ('new_path', 'path', None),\n]\n"
+    assert ends_unlike_its_siblings(prefix, "e)", suffix) and not ends_unlike_its_siblings(prefix, "e),", suffix)
+    # The last item may leave its comma out, and a line ending in an operator goes on below.
+    assert not ends_unlike_its_siblings("x = [\n    'a',\n    'b", "'", "\n]\n")
+    assert not ends_unlike_its_siblings("total = f(\n    a", " +", "\n    b,\n)\n")
+    # A docstring's opening quotes have prose below them.
+    assert not ends_unlike_its_siblings('def f():\n    "', '""', "\n    Returns a, b,\n")
+
+
+def test_a_middle_that_puts_two_strings_side_by_side_does_not_count_as_parsing() -> None:
+    from model.calibration import joins_string_literals, statement_parses
+
+    prefix = '__all__ = [\n    "Box",\n    "DDBox"'
+    assert joins_string_literals(prefix, '""', "\n]\n") and statement_parses(prefix, '""', "\n]\n") == 0.0
+    assert not joins_string_literals(prefix, ",", "\n]\n") and statement_parses(prefix, ",", "\n]\n") == 1.0
+    # Strings side by side before the cursor are the file's own business.
+    assert not joins_string_literals('x = "a""b" + ', '"c"', "\n")
+    assert joins_string_literals('x = "a', '"', '"b"\n')  # closed right against the suffix's string
+    assert not joins_string_literals('def f():\n    "', '""', "\n    Doc.\n")  # a docstring opens
