@@ -13,7 +13,10 @@ Kinds:
   outside strings and comments (an f-string's fields are code). A parameter renamed in a
   ``def``/``function`` header is carried only through that function's body; a name the
   function around the change binds, through that function (header included; every use
-  there is "near"); a name it only uses is a global, carried through the file. A name
+  there is "near"); a name it only uses is a global, carried through the file. An
+  attribute the class around the change sets (``self.name = …``), renamed through
+  ``self.`` or ``cls.``, is carried through that class, and its uses through them are all
+  "near" (another receiver's ``x.name`` may be another class's: as near as it is). A name
   keeps its role: a renamed variable leaves ``f(path=path)``'s keyword alone, a renamed
   keyword leaves variables, a parameter named like its function leaves the function.
 - ``call_site``: the arguments of a call ``name(…)`` changed by appending, prepending,
@@ -253,7 +256,9 @@ def _renames(lines: list[str], change: Change, edited: range, window: range, pat
     rows: range = window
     if header_row is not None:  # a parameter: only its function's body
         rows = _block_after(lines, header_row, in_strings)
-    elif not dotted:  # a name the function around the change binds: only that function
+    elif dotted:  # an attribute of the class around the change: through that class
+        rows = _own_attribute_scope(lines, change.start_line, old_name, new_name, new_lines, in_strings) or rows
+    else:  # a name the function around the change binds: only that function
         enclosing = _enclosing_header(lines, change.start_line, in_strings)
         if enclosing is not None:  # the header too: a parameter renamed at one of its uses
             function = range(enclosing, _block_after(lines, enclosing, in_strings).stop)
@@ -263,6 +268,9 @@ def _renames(lines: list[str], change: Change, edited: range, window: range, pat
                     _binds(old_lines, range(len(old_lines)), old_name):
                 rows = function
     in_function = rows is not window
+    # Through the class, only `self.old` and `cls.old` are surely this attribute: `error.old`
+    # may be another class's, so it keeps the confidence its distance gives it.
+    through_self = re.compile(rf"\b(self|cls)\.{re.escape(old_name)}\b") if dotted and in_function else None
     # The renamed name's role: a variable renamed in `f(path=path)` keeps the keyword, and a
     # keyword renamed at one call is renamed at the other calls, not in the variables.
     roles = {_role(lines, row, match.start(), new_name) for row in edited if row < len(lines)
@@ -277,7 +285,50 @@ def _renames(lines: list[str], change: Change, edited: range, window: range, pat
         code = literals.code_spans(row) if literals is not None else code_spans(lines[row], comment)
         rewritten = _replace_name(lines, row, old_name, new_name, dotted, code, roles)
         if rewritten != lines[row]:
-            yield PatternEdit(row, row + 1, rewritten, RENAME, in_function=in_function)
+            surely = through_self is None or rewritten == through_self.sub(rf"\1.{new_name}", lines[row])
+            yield PatternEdit(row, row + 1, rewritten, RENAME, in_function=in_function and surely)
+
+
+def _own_attribute_scope(lines: list[str], row: int, old_name: str, new_name: str, new_lines: list[str],
+                         in_strings: Container[int]) -> range | None:
+    """The class around ``row`` when the rename is of an attribute that class sets
+    (``self.old = …`` or a class-level ``old = …``, under either name) and the edited lines
+    use it through ``self.`` or ``cls.``: every use in that class is one edit to a person,
+    however far apart its methods are. None otherwise: a method renamed at one call
+    (``self.assertEqual`` → ``self.assertListEqual``) switches to another, it renames nothing."""
+    through_self = re.compile(rf"\b(?:self|cls)\.{re.escape(new_name)}\b(?!\s*\()")
+    if not any(through_self.search(line) for line in new_lines):
+        return None
+    header = _enclosing_class(lines, row, in_strings)
+    if header is None:
+        return None
+    body = _block_after(lines, header, in_strings)
+    names = f"(?:{re.escape(old_name)}|{re.escape(new_name)})"
+    sets = re.compile(rf"\b(?:self|cls)\.{names}\s*(?::[^=\n]*)?=(?!=)")
+    member_indent = next((_indent_of(lines[r]) for r in body if lines[r].strip()), None)
+    if member_indent is None:
+        return None
+    class_level = re.compile(rf"\s{{{member_indent}}}{names}\s*(?::[^=\n]*)?=(?!=)")
+    if any(r not in in_strings and (sets.search(lines[r]) or class_level.match(lines[r])) for r in body):
+        return range(header, body.stop)
+    return None
+
+
+def _enclosing_class(lines: list[str], row: int, in_strings: Container[int] = ()) -> int | None:
+    """The nearest ``class`` header above ``row`` that ``row`` is indented under."""
+    if row >= len(lines):
+        return None
+    indent = _indent_of(lines[row])
+    for above in range(row - 1, -1, -1):
+        line = lines[above]
+        if not line.strip() or _indent_of(line) >= indent or above in in_strings:
+            continue
+        if line.lstrip().startswith("class "):
+            return above
+        indent = _indent_of(line)
+        if indent == 0:
+            return None
+    return None
 
 
 def _binds(lines: list[str], rows: range, name: str) -> bool:

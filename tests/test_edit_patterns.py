@@ -287,3 +287,33 @@ def test_a_parameter_renamed_after_an_edit_below_is_still_carried_to_its_uses_be
     renamed = EditRecord("m.py", 0, "def add(a, b):\n", "def add(first, b):\n")
     assert [(p.start_line, p.new_text) for p in pattern_proposals(lines, [typed, renamed])] == [
         (1, "    return first + 1\n")]
+
+
+def _class_with_far_methods(name: str) -> str:
+    filler = "".join(f"        step_{i} = {i}\n" for i in range(40))  # methods far apart
+    return (f"class Reader:\n    def __init__(self, source):\n        self.{name} = source\n\n"
+            f"    def read(self):\n{filler}        return self.{name}.read()\n\n"
+            f"    def close(self):\n{filler}        self.{name}.close()\n\n\n"
+            f"class Writer:\n    def close(self):\n        self.{name}.flush()\n")
+
+
+def test_an_attribute_the_class_sets_is_renamed_through_that_class_however_far() -> None:
+    lines = lines_of(_class_with_far_methods("stream").replace("self.stream = source", "self.handle = source"))
+    change = Change(2, "        self.stream = source\n", "        self.handle = source\n")
+    edits = pattern_edits(lines, change, "m.py")
+    assert [(e.new_text.strip(), e.calibration_key) for e in edits] == [
+        ("return self.handle.read()", "rename:near"), ("self.handle.close()", "rename:near")]
+    # Another class's attribute of the same name is its own: `Writer` is left alone.
+    assert all(lines[e.start_line].strip() != "self.stream.flush()" for e in edits)
+    # Through another receiver it may be another class's attribute: as far as it is.
+    lines[-6] = "        other.stream.close()\n"
+    assert [(e.new_text.strip(), e.calibration_key) for e in pattern_edits(lines, change, "m.py")] == [
+        ("return self.handle.read()", "rename:near"), ("other.handle.close()", "rename:far")]
+
+
+def test_a_method_switched_at_one_call_is_not_carried_through_the_class() -> None:
+    text = ("class T(TestCase):\n    def test_a(self):\n        self.assertListEqual(a, [1])\n"
+            + "".join(f"        x{i} = {i}\n" for i in range(40)) + "        self.assertEqual(b, 2)\n")
+    change = Change(2, "        self.assertEqual(a, [1])\n", "        self.assertListEqual(a, [1])\n")
+    edits = pattern_edits(lines_of(text), change, "m.py")
+    assert [e.calibration_key for e in edits] == ["rename:far"]  # offered, at the confidence of a far rename

@@ -63,3 +63,40 @@ def test_a_rename_typed_at_a_later_use_is_carried_to_the_uses_above(tmp_path: Pa
     # Uses above the typed one are measured on release diffs replayed bottom-up and shown.
     assert all(o.shown and o.right and o.chain == CHAIN_DONE for o in report.outcomes)
     assert "typed at a use drawn at random" in format_rename(report, 0.5)
+
+
+CLASS = '''class Reader:
+    def __init__(self, source):
+        self.stream = source
+        self.mode = "r"
+
+    def read(self):
+''' + "".join(f"        step_{i} = {i}\n" for i in range(40)) + '''        return self.stream.read(), "stream"
+
+    def close(self):
+        self.stream.close()
+        print(self.name)
+
+    class Inner:
+        def close(self):
+            self.stream = None
+            self.stream.flush()
+'''
+
+
+def test_attribute_cases_are_what_a_class_sets_with_its_uses_through_self(tmp_path: Path) -> None:
+    (tmp_path / "reader.py").write_text(CLASS)
+    cases, _ = rename_cases([tmp_path / "reader.py"], 10, seed=0, attributes=True)
+    # `mode` is used once, `name` is never set, the string is not a use; the nested class's
+    # `stream` is its own attribute, a case of its own.
+    assert sorted((case.name, case.uses) for case in cases) == [
+        ("stream", ((2, 13), (46, 20), (49, 13))), ("stream", ((54, 17), (55, 17)))]
+
+
+def test_an_attribute_renamed_at_its_first_use_is_carried_through_its_class(tmp_path: Path) -> None:
+    (tmp_path / "reader.py").write_text(CLASS)
+    report = run_rename_bench(tmp_path, 10, SERVER, attributes=True)
+    # The outer class's next use is 44 lines below, in another method: shown all the same,
+    # and each chain renames every use of its class's attribute with no wrong edit on the way.
+    assert len(report.outcomes) == 2 and all(o.shown and o.right and o.chain == CHAIN_DONE for o in report.outcomes)
+    assert "2 attribute renames" in format_rename(report, 0.5)

@@ -2,7 +2,9 @@
 
 The everyday next edit, "rename here → same rename there", as a person makes it: for a
 name that a Python function binds (a parameter, or a name it assigns; found with ``ast``;
-``self``, ``cls`` and builtins left out) and uses at least twice in its body, open the
+``self``, ``cls`` and builtins left out) and uses at least twice in its body (or, with
+``--attributes``, an attribute a class sets, ``self.name = …``, used through ``self.`` or
+``cls.`` at least twice in that class, nested classes left out), open the
 file, select the name's first use (``--at any``: a use drawn at random, so that uses
 above it are left to rename too) and type the new name one character per ``didChange``
 (the first keystroke replaces the selection), then call ``redraft/nextEdit`` with the
@@ -60,11 +62,14 @@ class RenameReport:
     files: int = 0
     outcomes: list[RenameOutcome] = field(default_factory=list)
     anywhere: bool = False  # typed at a use drawn at random, not the first
+    attributes: bool = False  # attributes a class sets, not functions' names
 
 
-def rename_cases(paths: list[Path], limit: int, seed: int, anywhere: bool = False) -> tuple[list[RenameCase], int]:
-    """Up to ``limit`` cases drawn at random from the functions of ``paths``, and how many
-    files could be parsed; ``anywhere``: each typed at a use drawn at random, not the first."""
+def rename_cases(paths: list[Path], limit: int, seed: int, anywhere: bool = False,
+                 attributes: bool = False) -> tuple[list[RenameCase], int]:
+    """Up to ``limit`` cases drawn at random from the functions of ``paths`` (``attributes``:
+    from their classes' attributes), and how many files could be parsed; ``anywhere``: each
+    typed at a use drawn at random, not the first."""
     rng = random.Random(seed)
     found: list[RenameCase] = []
     parsed = 0
@@ -76,9 +81,10 @@ def rename_cases(paths: list[Path], limit: int, seed: int, anywhere: bool = Fals
             continue
         parsed += 1
         lines = text.splitlines(keepends=True)
-        for function in ast.walk(tree):
-            if isinstance(function, ast.FunctionDef | ast.AsyncFunctionDef):
-                for name, uses in _uses_in(function, lines).items():
+        for scope in ast.walk(tree):
+            if isinstance(scope, ast.ClassDef if attributes else ast.FunctionDef | ast.AsyncFunctionDef):
+                named = _attribute_uses_in(scope, lines) if isinstance(scope, ast.ClassDef) else _uses_in(scope, lines)
+                for name, uses in named.items():
                     if len(uses) >= 2:
                         new_name = f"renamed_{name}" if rng.random() < 0.5 else f"{name}_renamed"
                         typed = rng.randrange(len(uses)) if anywhere else 0
@@ -117,6 +123,31 @@ def _uses_in(function: ast.FunctionDef | ast.AsyncFunctionDef, lines: list[str])
             dropped.add(name)
             continue
         uses.setdefault(name, set()).add((lineno - 1, character))
+    return {name: sorted(at) for name, at in uses.items() if name not in dropped}
+
+
+def _attribute_uses_in(klass: ast.ClassDef, lines: list[str]) -> dict[str, list[tuple[int, int]]]:
+    """Each attribute ``klass`` sets through ``self.`` or ``cls.``, with its uses through them
+    in the class (nested classes left out), as (line, str offset) of the attribute's name."""
+    nested = [node for statement in klass.body for node in ast.walk(statement) if isinstance(node, ast.ClassDef)]
+    inside_nested = {id(node) for inner in nested for node in ast.walk(inner)}
+    attributes = [node for statement in klass.body for node in ast.walk(statement)
+                  if isinstance(node, ast.Attribute) and id(node) not in inside_nested
+                  and isinstance(node.value, ast.Name) and node.value.id in ("self", "cls")]
+    set_here = {node.attr for node in attributes if isinstance(node.ctx, ast.Store)}
+    uses: dict[str, set[tuple[int, int]]] = {}
+    dropped: set[str] = set()
+    for node in attributes:
+        name = node.attr
+        if name not in set_here or name in _NOT_RENAMED or len(name) < 2 or node.end_col_offset is None:
+            continue
+        line = lines[node.end_lineno - 1] if node.end_lineno and node.end_lineno - 1 < len(lines) else ""
+        encoded = line.encode("utf-8")
+        character = len(encoded[: node.end_col_offset - len(name.encode("utf-8"))].decode("utf-8", errors="ignore"))
+        if line[character : character + len(name)] != name or node.lineno != node.end_lineno:
+            dropped.add(name)
+            continue
+        uses.setdefault(name, set()).add((node.end_lineno - 1, character))
     return {name: sorted(at) for name, at in uses.items() if name not in dropped}
 
 
@@ -219,10 +250,10 @@ async def _run(cases: list[RenameCase], command: list[str], threshold: float) ->
 
 
 def run_rename_bench(folder: Path, limit: int, command: list[str], threshold: float = 0.5,
-                     seed: int = 0, anywhere: bool = False) -> RenameReport:
+                     seed: int = 0, anywhere: bool = False, attributes: bool = False) -> RenameReport:
     paths = sorted(p for p in folder.rglob("*.py") if p.is_file())
-    cases, parsed = rename_cases(paths, limit, seed, anywhere)
-    return RenameReport(parsed, asyncio.run(_run(cases, command, threshold)), anywhere)
+    cases, parsed = rename_cases(paths, limit, seed, anywhere, attributes)
+    return RenameReport(parsed, asyncio.run(_run(cases, command, threshold)), anywhere, attributes)
 
 
 def format_rename(report: RenameReport, threshold: float) -> str:
@@ -231,7 +262,8 @@ def format_rename(report: RenameReport, threshold: float) -> str:
     shown = [o for o in outcomes if o.shown]
     right = sum(o.right for o in shown)
     latencies = [o.latency_ms for o in outcomes]
-    return (f"{n} renames in {report.files} files, threshold {threshold:g}"
+    return (f"{n} {'attribute ' if report.attributes else ''}renames in {report.files} files, "
+            f"threshold {threshold:g}"
             f"{', typed at a use drawn at random' if report.anywhere else ''}\n"
             f"shown {share(len(shown), n)}   right among shown {share(right, len(shown))}   "
             f"right overall {share(right, n)}\n"
