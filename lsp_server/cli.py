@@ -151,9 +151,9 @@ def build_parser() -> argparse.ArgumentParser:
                         help="nextEditConfidenceThreshold sent to the server (default: the served default)")
     rename.add_argument("--at", choices=("first", "any"), default="first",
                         help="the use renamed by hand: the first, or one drawn at random (uses above it too)")
-    rename.add_argument("--attributes", action="store_true",
-                        help="rename attributes a class sets (self.name), carried through the class, "
-                             "instead of functions' parameters and locals")
+    rename.add_argument("--members", action="store_true",
+                        help="rename attributes a class sets (self.name = ...) and methods it defines, used "
+                             "through self., instead of functions' parameters and locals")
     decode = suites.add_parser("decode", help="commit rules side by side on the same FIM cases (in-process)")
     cases = decode.add_mutually_exclusive_group(required=True)
     cases.add_argument("--data", type=Path, help="a HumanEval-infilling .jsonl.gz")

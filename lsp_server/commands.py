@@ -358,7 +358,7 @@ def bench(args: argparse.Namespace) -> int:
         if not args.folder.is_dir():
             raise ValueError(f"{args.folder} is not a folder")
         renames = run_rename_bench(args.folder, args.limit, command, args.threshold, anywhere=args.at == "any",
-                                   attributes=args.attributes)
+                                   members=args.members)
         print(format_rename(renames, args.threshold))
         return 0
 

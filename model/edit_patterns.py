@@ -15,8 +15,11 @@ Kinds:
   function around the change binds, through that function (header included; every use
   there is "near"); a name it only uses is a global, carried through the file. An
   attribute the class around the change sets (``self.name = …``), renamed through
-  ``self.`` or ``cls.``, is carried through that class, and its uses through them are all
-  "near" (another receiver's ``x.name`` may be another class's: as near as it is). A name
+  ``self.`` or ``cls.``, is carried through that class; a method it defines, renamed in
+  its ``def`` or at a call through ``self.`` (to a name the class does not define), is
+  carried to its ``def`` and its calls through any object in the file. Their uses through
+  ``self.``, ``cls.`` or ``super().`` in the class are all "near" (another receiver's
+  ``x.name`` may be another class's: as near as it is). A name
   keeps its role: a renamed variable leaves ``f(path=path)``'s keyword alone, a renamed
   keyword leaves variables, a parameter named like its function leaves the function.
 - ``call_site``: the arguments of a call ``name(…)`` changed by appending, prepending,
@@ -254,10 +257,23 @@ def _renames(lines: list[str], change: Change, edited: range, window: range, pat
     literals = PythonLiterals(lines) if comment == "#" else None
     in_strings = literals.rows_inside_strings() if literals is not None else set()
     rows: range = window
+    # Rows where a use through `self.`, `cls.` or `super().` is surely the renamed member of
+    # the class around the change, so near however far; another receiver's `error.old` may
+    # be another class's, and keeps the confidence its distance gives it.
+    members_near: range | None = None
+    method_row: int | None = None  # the `def` of a method renamed at one of its calls
     if header_row is not None:  # a parameter: only its function's body
         rows = _block_after(lines, header_row, in_strings)
     elif dotted:  # an attribute of the class around the change: through that class
-        rows = _own_attribute_scope(lines, change.start_line, old_name, new_name, new_lines, in_strings) or rows
+        members_near = _own_attribute_scope(lines, change.start_line, old_name, new_name, new_lines, in_strings)
+        if members_near is not None:
+            rows = members_near
+        elif (method := _own_method(lines, change.start_line, old_name, new_name, new_lines, in_strings)) is not None:
+            members_near, method_row = method  # its calls anywhere in the file, and its `def`
+    elif (method_class := _method_class(lines, change, new_lines, new_name, in_strings)) is not None:
+        # A method renamed where it is defined: its uses are calls through an object
+        # (`self.old(…)`, `client.old(…)`), anywhere in the file.
+        dotted, members_near = True, method_class
     else:  # a name the function around the change binds: only that function
         enclosing = _enclosing_header(lines, change.start_line, in_strings)
         if enclosing is not None:  # the header too: a parameter renamed at one of its uses
@@ -268,9 +284,7 @@ def _renames(lines: list[str], change: Change, edited: range, window: range, pat
                     _binds(old_lines, range(len(old_lines)), old_name):
                 rows = function
     in_function = rows is not window
-    # Through the class, only `self.old` and `cls.old` are surely this attribute: `error.old`
-    # may be another class's, so it keeps the confidence its distance gives it.
-    through_self = re.compile(rf"\b(self|cls)\.{re.escape(old_name)}\b") if dotted and in_function else None
+    through_self = re.compile(rf"\b(self|cls|super\(\))\.{re.escape(old_name)}\b")
     # The renamed name's role: a variable renamed in `f(path=path)` keeps the keyword, and a
     # keyword renamed at one call is renamed at the other calls, not in the variables.
     roles = {_role(lines, row, match.start(), new_name) for row in edited if row < len(lines)
@@ -280,13 +294,19 @@ def _renames(lines: list[str], change: Change, edited: range, window: range, pat
     # The edited lines count too: `value` renamed once in `f(value) or g(value)` is renamed twice.
     using = [row for row in (*edited, *range(max(rows.start, window.start), min(rows.stop, window.stop)))
              if row < len(lines) and old_name in lines[row]]
-    using = list(dict.fromkeys(using))
+    using = list(dict.fromkeys(using if method_row is None else [*using, method_row]))
     for row in using:
         code = literals.code_spans(row) if literals is not None else code_spans(lines[row], comment)
         rewritten = _replace_name(lines, row, old_name, new_name, dotted, code, roles)
+        if row == method_row:
+            rewritten = _replace_name(lines, row, old_name, new_name, False, code, {_DEFINED})
         if rewritten != lines[row]:
-            surely = through_self is None or rewritten == through_self.sub(rf"\1.{new_name}", lines[row])
-            yield PatternEdit(row, row + 1, rewritten, RENAME, in_function=in_function and surely)
+            if members_near is None:
+                near = in_function
+            else:
+                near = row in members_near and (row == method_row or
+                                                rewritten == through_self.sub(rf"\1.{new_name}", lines[row]))
+            yield PatternEdit(row, row + 1, rewritten, RENAME, in_function=near)
 
 
 def _own_attribute_scope(lines: list[str], row: int, old_name: str, new_name: str, new_lines: list[str],
@@ -312,6 +332,50 @@ def _own_attribute_scope(lines: list[str], row: int, old_name: str, new_name: st
     if any(r not in in_strings and (sets.search(lines[r]) or class_level.match(lines[r])) for r in body):
         return range(header, body.stop)
     return None
+
+
+def _own_method(lines: list[str], row: int, old_name: str, new_name: str, new_lines: list[str],
+                in_strings: Container[int]) -> tuple[range, int] | None:
+    """(the class around ``row``, the row of its ``def old_name``) when a use through
+    ``self.``, ``cls.`` or ``super().`` of a method that class defines was renamed to a name
+    it does not define: the method itself is being renamed, not switched for another
+    (``self.assertEqual`` → ``self.assertListEqual`` defines neither)."""
+    through_self = re.compile(rf"\b(?:self|cls|super\(\))\.{re.escape(new_name)}\b")
+    if not any(through_self.search(line) for line in new_lines):
+        return None
+    header = _enclosing_class(lines, row, in_strings)
+    if header is None:
+        return None
+    body = _block_after(lines, header, in_strings)
+    member_indent = next((_indent_of(lines[r]) for r in body if lines[r].strip()), None)
+    if member_indent is None:
+        return None
+    defining = {name: re.compile(rf"\s{{{member_indent}}}(?:async\s+)?def\s+{re.escape(name)}\b")
+                for name in (old_name, new_name)}
+    found = next((r for r in body if r not in in_strings and defining[old_name].match(lines[r])), None)
+    if found is None or any(r not in in_strings and defining[new_name].match(lines[r]) for r in body):
+        return None
+    return range(header, body.stop), found
+
+
+def _method_class(lines: list[str], change: Change, new_lines: list[str], new_name: str,
+                  in_strings: Container[int]) -> range | None:
+    """The class (header and body) whose method the change renamed in its ``def`` line:
+    the first line above the ``def`` that is indented less is that class's header (for a
+    function nested in a method it is not, and its uses are plain names)."""
+    offset = next((k for k, line in enumerate(new_lines) if _HEADER.match(line) and _is_defined_name(line, new_name)),
+                  None)
+    if offset is None:
+        return None
+    row = change.start_line + offset
+    if row >= len(lines) or _indent_of(lines[row]) == 0:
+        return None
+    indent = _indent_of(lines[row])
+    above = next((r for r in range(row - 1, -1, -1)
+                  if lines[r].strip() and r not in in_strings and _indent_of(lines[r]) < indent), None)
+    if above is None or not lines[above].lstrip().startswith("class "):
+        return None
+    return range(above, _block_after(lines, above, in_strings).stop)
 
 
 def _enclosing_class(lines: list[str], row: int, in_strings: Container[int] = ()) -> int | None:

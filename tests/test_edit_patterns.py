@@ -317,3 +317,36 @@ def test_a_method_switched_at_one_call_is_not_carried_through_the_class() -> Non
     change = Change(2, "        self.assertEqual(a, [1])\n", "        self.assertListEqual(a, [1])\n")
     edits = pattern_edits(lines_of(text), change, "m.py")
     assert [e.calibration_key for e in edits] == ["rename:far"]  # offered, at the confidence of a far rename
+
+
+SERVICE = ("class Service:\n    def open(self, url):\n        return url\n\n    def run(self):\n"
+           + "".join(f"        step_{i} = {i}\n" for i in range(40))
+           + "        return self.connect('a'), super().connect('b')\n\n\n"
+           "def main(service):\n    return service.connect('c')\n\n\ndef connect():\n    pass\n")
+
+
+def test_a_method_renamed_in_its_def_is_renamed_at_its_calls_through_any_object() -> None:
+    change = Change(1, "    def connect(self, url):\n", "    def open(self, url):\n")
+    edits = pattern_edits(lines_of(SERVICE), change, "m.py")
+    # The module-level function of the same name is another thing, and keeps its name.
+    assert [(e.new_text.strip(), e.calibration_key) for e in edits] == [
+        ("return self.open('a'), super().open('b')", "rename:near"), ("return service.open('c')", "rename:far")]
+
+
+def test_a_method_renamed_at_a_call_through_self_is_renamed_in_its_def() -> None:
+    text = SERVICE.replace("def open", "def connect").replace("self.connect('a')", "self.open('a')")
+    change = Change(45, "        return self.connect('a'), super().connect('b')\n",
+                    "        return self.open('a'), super().connect('b')\n")
+    edits = pattern_edits(lines_of(text), change, "m.py")
+    assert [(e.new_text.strip(), e.calibration_key) for e in edits] == [
+        ("return self.open('a'), super().open('b')", "rename:near"), ("return service.open('c')", "rename:near"),
+        ("def open(self, url):", "rename:near")]
+    # A call switched to another method the class defines renames no `def`: the dotted
+    # rename as before, each use as near as it is.
+    switched = text.replace("    def run(self):", "    def close(self):\n        pass\n\n    def run(self):")
+    switched = switched.replace("self.open('a')", "self.close('a')")
+    change = Change(48, "        return self.connect('a'), super().connect('b')\n",
+                    "        return self.close('a'), super().connect('b')\n")
+    assert lines_of(switched)[48] == change.new_text
+    assert [(e.new_text.strip(), e.calibration_key) for e in pattern_edits(lines_of(switched), change, "m.py")] == [
+        ("return self.close('a'), super().close('b')", "rename:near"), ("return service.close('c')", "rename:near")]

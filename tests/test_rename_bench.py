@@ -84,19 +84,41 @@ CLASS = '''class Reader:
 '''
 
 
-def test_attribute_cases_are_what_a_class_sets_with_its_uses_through_self(tmp_path: Path) -> None:
+def test_member_cases_are_what_a_class_sets_or_defines_with_its_uses_through_self(tmp_path: Path) -> None:
     (tmp_path / "reader.py").write_text(CLASS)
-    cases, _ = rename_cases([tmp_path / "reader.py"], 10, seed=0, attributes=True)
-    # `mode` is used once, `name` is never set, the string is not a use; the nested class's
-    # `stream` is its own attribute, a case of its own.
+    cases, _ = rename_cases([tmp_path / "reader.py"], 10, seed=0, members=True)
+    # `mode` is used once, `name` is never set, the string is not a use, `read` and `close`
+    # are never called through `self.`; the nested class's `stream` is its own attribute.
     assert sorted((case.name, case.uses) for case in cases) == [
         ("stream", ((2, 13), (46, 20), (49, 13))), ("stream", ((54, 17), (55, 17)))]
 
 
 def test_an_attribute_renamed_at_its_first_use_is_carried_through_its_class(tmp_path: Path) -> None:
     (tmp_path / "reader.py").write_text(CLASS)
-    report = run_rename_bench(tmp_path, 10, SERVER, attributes=True)
+    report = run_rename_bench(tmp_path, 10, SERVER, members=True)
     # The outer class's next use is 44 lines below, in another method: shown all the same,
     # and each chain renames every use of its class's attribute with no wrong edit on the way.
     assert len(report.outcomes) == 2 and all(o.shown and o.right and o.chain == CHAIN_DONE for o in report.outcomes)
-    assert "2 attribute renames" in format_rename(report, 0.5)
+    assert "2 member renames" in format_rename(report, 0.5)
+
+
+SERVICE = '''class Service:
+    def start(self):
+        self._connect("db")
+        return self
+
+    def stop(self):
+''' + "".join(f"        step_{i} = {i}\n" for i in range(40)) + '''        self._connect(None)
+
+    def _connect(self, target):
+        return target
+'''
+
+
+def test_a_method_renamed_at_a_call_is_renamed_at_its_def_and_its_other_calls(tmp_path: Path) -> None:
+    (tmp_path / "service.py").write_text(SERVICE)
+    cases, _ = rename_cases([tmp_path / "service.py"], 10, seed=0, members=True)
+    assert [(case.name, case.uses) for case in cases] == [("_connect", ((2, 13), (46, 13), (48, 8)))]
+    # Typed at the first call: the next call (44 lines down) and the `def` follow.
+    report = run_rename_bench(tmp_path, 10, SERVER, members=True)
+    assert [(o.shown, o.right, o.chain) for o in report.outcomes] == [(True, True, CHAIN_DONE)]

@@ -3,8 +3,9 @@
 The everyday next edit, "rename here → same rename there", as a person makes it: for a
 name that a Python function binds (a parameter, or a name it assigns; found with ``ast``;
 ``self``, ``cls`` and builtins left out) and uses at least twice in its body (or, with
-``--attributes``, an attribute a class sets, ``self.name = …``, used through ``self.`` or
-``cls.`` at least twice in that class, nested classes left out), open the
+``--members``, an attribute a class sets, ``self.name = …``, or a method it defines, used
+at least twice through ``self.`` or ``cls.`` in that class or defined and used once,
+nested classes left out), open the
 file, select the name's first use (``--at any``: a use drawn at random, so that uses
 above it are left to rename too) and type the new name one character per ``didChange``
 (the first keystroke replaces the selection), then call ``redraft/nextEdit`` with the
@@ -62,14 +63,14 @@ class RenameReport:
     files: int = 0
     outcomes: list[RenameOutcome] = field(default_factory=list)
     anywhere: bool = False  # typed at a use drawn at random, not the first
-    attributes: bool = False  # attributes a class sets, not functions' names
+    members: bool = False  # attributes a class sets and methods it defines, not functions' names
 
 
 def rename_cases(paths: list[Path], limit: int, seed: int, anywhere: bool = False,
-                 attributes: bool = False) -> tuple[list[RenameCase], int]:
-    """Up to ``limit`` cases drawn at random from the functions of ``paths`` (``attributes``:
-    from their classes' attributes), and how many files could be parsed; ``anywhere``: each
-    typed at a use drawn at random, not the first."""
+                 members: bool = False) -> tuple[list[RenameCase], int]:
+    """Up to ``limit`` cases drawn at random from the functions of ``paths`` (``members``:
+    from their classes' attributes and methods), and how many files could be parsed;
+    ``anywhere``: each typed at a use drawn at random, not the first."""
     rng = random.Random(seed)
     found: list[RenameCase] = []
     parsed = 0
@@ -82,8 +83,8 @@ def rename_cases(paths: list[Path], limit: int, seed: int, anywhere: bool = Fals
         parsed += 1
         lines = text.splitlines(keepends=True)
         for scope in ast.walk(tree):
-            if isinstance(scope, ast.ClassDef if attributes else ast.FunctionDef | ast.AsyncFunctionDef):
-                named = _attribute_uses_in(scope, lines) if isinstance(scope, ast.ClassDef) else _uses_in(scope, lines)
+            if isinstance(scope, ast.ClassDef if members else ast.FunctionDef | ast.AsyncFunctionDef):
+                named = _member_uses_in(scope, lines) if isinstance(scope, ast.ClassDef) else _uses_in(scope, lines)
                 for name, uses in named.items():
                     if len(uses) >= 2:
                         new_name = f"renamed_{name}" if rng.random() < 0.5 else f"{name}_renamed"
@@ -126,20 +127,30 @@ def _uses_in(function: ast.FunctionDef | ast.AsyncFunctionDef, lines: list[str])
     return {name: sorted(at) for name, at in uses.items() if name not in dropped}
 
 
-def _attribute_uses_in(klass: ast.ClassDef, lines: list[str]) -> dict[str, list[tuple[int, int]]]:
-    """Each attribute ``klass`` sets through ``self.`` or ``cls.``, with its uses through them
-    in the class (nested classes left out), as (line, str offset) of the attribute's name."""
+def _member_uses_in(klass: ast.ClassDef, lines: list[str]) -> dict[str, list[tuple[int, int]]]:
+    """Each attribute ``klass`` sets through ``self.`` or ``cls.`` and each method it defines
+    (dunders left out), with its uses through them in the class (nested classes left out)
+    and a method's name in its ``def``, as (line, str offset) of the name."""
     nested = [node for statement in klass.body for node in ast.walk(statement) if isinstance(node, ast.ClassDef)]
     inside_nested = {id(node) for inner in nested for node in ast.walk(inner)}
     attributes = [node for statement in klass.body for node in ast.walk(statement)
                   if isinstance(node, ast.Attribute) and id(node) not in inside_nested
                   and isinstance(node.value, ast.Name) and node.value.id in ("self", "cls")]
-    set_here = {node.attr for node in attributes if isinstance(node.ctx, ast.Store)}
+    methods = {node.name: node for node in klass.body if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)
+               and not (node.name.startswith("__") and node.name.endswith("__")) and node.name not in _NOT_RENAMED}
+    members = {node.attr for node in attributes if isinstance(node.ctx, ast.Store)} | set(methods)
     uses: dict[str, set[tuple[int, int]]] = {}
     dropped: set[str] = set()
+    for name, method in methods.items():
+        line = lines[method.lineno - 1] if method.lineno - 1 < len(lines) else ""
+        found = re.search(rf"\bdef\s+({re.escape(name)})\b", line)
+        if found is None:
+            dropped.add(name)
+            continue
+        uses.setdefault(name, set()).add((method.lineno - 1, found.start(1)))
     for node in attributes:
         name = node.attr
-        if name not in set_here or name in _NOT_RENAMED or len(name) < 2 or node.end_col_offset is None:
+        if name not in members or name in _NOT_RENAMED or len(name) < 2 or node.end_col_offset is None:
             continue
         line = lines[node.end_lineno - 1] if node.end_lineno and node.end_lineno - 1 < len(lines) else ""
         encoded = line.encode("utf-8")
@@ -148,7 +159,7 @@ def _attribute_uses_in(klass: ast.ClassDef, lines: list[str]) -> dict[str, list[
             dropped.add(name)
             continue
         uses.setdefault(name, set()).add((node.end_lineno - 1, character))
-    return {name: sorted(at) for name, at in uses.items() if name not in dropped}
+    return {name: sorted(at) for name, at in uses.items() if name not in dropped and len(at) >= 2}
 
 
 def _parameters(function: ast.FunctionDef | ast.AsyncFunctionDef) -> list[ast.arg]:
@@ -250,10 +261,10 @@ async def _run(cases: list[RenameCase], command: list[str], threshold: float) ->
 
 
 def run_rename_bench(folder: Path, limit: int, command: list[str], threshold: float = 0.5,
-                     seed: int = 0, anywhere: bool = False, attributes: bool = False) -> RenameReport:
+                     seed: int = 0, anywhere: bool = False, members: bool = False) -> RenameReport:
     paths = sorted(p for p in folder.rglob("*.py") if p.is_file())
-    cases, parsed = rename_cases(paths, limit, seed, anywhere, attributes)
-    return RenameReport(parsed, asyncio.run(_run(cases, command, threshold)), anywhere, attributes)
+    cases, parsed = rename_cases(paths, limit, seed, anywhere, members)
+    return RenameReport(parsed, asyncio.run(_run(cases, command, threshold)), anywhere, members)
 
 
 def format_rename(report: RenameReport, threshold: float) -> str:
@@ -262,7 +273,7 @@ def format_rename(report: RenameReport, threshold: float) -> str:
     shown = [o for o in outcomes if o.shown]
     right = sum(o.right for o in shown)
     latencies = [o.latency_ms for o in outcomes]
-    return (f"{n} {'attribute ' if report.attributes else ''}renames in {report.files} files, "
+    return (f"{n} {'member ' if report.members else ''}renames in {report.files} files, "
             f"threshold {threshold:g}"
             f"{', typed at a use drawn at random' if report.anywhere else ''}\n"
             f"shown {share(len(shown), n)}   right among shown {share(right, len(shown))}   "
