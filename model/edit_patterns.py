@@ -28,6 +28,11 @@ Kinds:
 - ``same_line``: a whole line was rewritten or deleted; lines equal to its old text get
   the same rewrite (with their own indentation) or are deleted. Not for a rename, whose
   twin line in another function is another variable.
+- ``builtin_generic``: typing's aliases of builtins replaced by the builtins (PEP 585:
+  ``List[int]`` → ``list[int]``, ``t.Dict[`` → ``dict[``), or dropped from a ``from typing
+  import`` line; every other line using an alias the change replaced or dropped, or one no
+  longer imported, gets the builtins (a codebase is modernised all at once, by hand or by
+  a tool's fixes replayed hunk by hunk).
 - ``substitution``, only when none of the above applies: one line's change is one
   contiguous run of tokens replaced by another (``"%s" % x`` → ``str(x)``, ``.get(`` →
   ``.pop(``, ``, 0)`` → ``, None)``); other lines holding that run between the same
@@ -50,7 +55,8 @@ RENAME = "rename"
 CALL_SITE = "call_site"
 SAME_LINE = "same_line"
 SUBSTITUTION = "substitution"
-KINDS = (RENAME, CALL_SITE, SAME_LINE, SUBSTITUTION)
+BUILTIN_GENERIC = "builtin_generic"
+KINDS = (RENAME, CALL_SITE, SAME_LINE, SUBSTITUTION, BUILTIN_GENERIC)
 # Tokens on each side of a substituted run that must match as well. Replayed release diffs
 # (session 10, proposals ≤ 30 lines below): 0 → 50% exact, 1 → 62%, 2 → 66% but a third fewer.
 SUBSTITUTION_CONTEXT = 1
@@ -148,7 +154,7 @@ def pattern_edits(lines: list[str], change: Change, path: str = "") -> list[Patt
     edited = range(change.start_line, change.start_line + _line_count(change.new_text))
     window = range(max(0, change.start_line - WINDOW_LINES), min(len(lines), edited.stop + WINDOW_LINES))
     for edit in (*_renames(lines, change, edited, window, path), *_call_sites(lines, change, edited, window),
-                 *_same_lines(lines, change, edited, window)):
+                 *_same_lines(lines, change, edited, window), *_builtin_generics(lines, change, window, path)):
         found.setdefault(edit.start_line, edit)
     if not found:  # the most general pattern, only when no specific one explains the change
         found = {edit.start_line: edit for edit in _substitutions(lines, change, edited, window)}
@@ -713,3 +719,99 @@ def _substitutions(lines: list[str], change: Change, edited: range, window: rang
         rewritten = substitution.apply(line)
         if rewritten != line:
             yield PatternEdit(row, row + 1, rewritten, SUBSTITUTION)
+
+
+# --- builtin generics -------------------------------------------------------------------
+
+# PEP 585: typing's aliases that the builtins replace, subscripted.
+_BUILTIN_ALIASES = {"List": "list", "Dict": "dict", "Set": "set", "FrozenSet": "frozenset", "Tuple": "tuple",
+                    "Type": "type"}
+# PEP 604: ``Optional[X]`` → ``X | None``, ``Union[A, B]`` → ``A | B``; usually in the same sweep.
+_UNIONS = ("Optional", "Union")
+_TYPING_USE = re.compile(r"(?<![\w.])(?:(?:typing|t)\.)?(List|Dict|Set|FrozenSet|Tuple|Type|Optional|Union)\[")
+_TYPING_IMPORT = re.compile(r"\s*from\s+typing\s+import\s+([^#]*)")
+
+
+def _typing_imports(lines: Iterable[str]) -> set[str]:
+    """The names ``from typing import`` lines among ``lines`` import (one-line imports and
+    the first line of a parenthesised one)."""
+    names: set[str] = set()
+    for line in lines:
+        found = _TYPING_IMPORT.match(line)
+        if found is not None:
+            names.update(name.split(" as ")[0].strip(" ()\\\n") for name in found.group(1).split(","))
+    return names
+
+
+def _typing_uses(lines: Iterable[str]) -> list[str]:
+    return [m.group(1) for line in lines for m in _TYPING_USE.finditer(line)]
+
+
+def _closing_bracket(text: str, opened: int) -> int | None:
+    """The index of the ``]`` that closes the ``[`` just before ``opened``."""
+    depth = 1
+    for at in range(opened, len(text)):
+        depth += {"[": 1, "(": 1, "{": 1, "]": -1, ")": -1, "}": -1}.get(text[at], 0)
+        if depth == 0:
+            return at if text[at] == "]" else None
+    return None
+
+
+def _modernised(text: str, names: Container[str]) -> str:
+    """``text`` with the subscripted typing ``names`` written the modern way (a string
+    forward reference in ``Optional["X"]`` is left: ``"X" | None`` fails at runtime)."""
+    out, last = [], 0
+    for match in _TYPING_USE.finditer(text):
+        if match.start() < last or match.group(1) not in names:
+            continue
+        name = match.group(1)
+        if name in _BUILTIN_ALIASES:
+            out.append(text[last:match.start()] + _BUILTIN_ALIASES[name] + "[")
+            last = match.end()
+            continue
+        end = _closing_bracket(text, match.end())
+        if end is None:
+            continue
+        arguments = [_modernised(part, names) for part in _split_arguments(text[match.end():end])]
+        if not arguments or any(part.startswith(("'", '"')) for part in arguments):
+            continue
+        out.append(text[last:match.start()] + " | ".join([*arguments, "None"] if name == "Optional" else arguments))
+        last = end + 1
+    return "".join(out) + text[last:]
+
+
+def _builtin_generics(lines: list[str], change: Change, window: range, path: str) -> Iterable[PatternEdit]:
+    if comment_marker(path) != "#":
+        return
+    old_lines, new_lines = _split(change.old_text), _split(change.new_text)
+    old_uses, new_uses = _typing_uses(old_lines), _typing_uses(new_lines)
+
+    def written_anew(name: str) -> bool:  # fewer uses of `name`, more of what replaces it
+        if new_uses.count(name) >= old_uses.count(name):
+            return False
+        modern = (_BUILTIN_ALIASES[name] + "[",) if name in _BUILTIN_ALIASES else ("|",)
+        return sum(line.count(modern[0]) for line in new_lines) > sum(line.count(modern[0]) for line in old_lines)
+
+    replaced = {name for name in old_uses if written_anew(name)}
+    dropped = (_typing_imports(old_lines) - _typing_imports(new_lines)) & {*_BUILTIN_ALIASES, *_UNIONS}
+    if not replaced and not dropped:
+        return
+    # Also the names the file uses but no longer imports (the same sweep, begun earlier), and
+    # with `X | None` (Python 3.10) every builtin alias (3.9): the sweep that writes one
+    # writes the other, and fixes its import lines last.
+    touched = replaced | dropped
+    names = touched | ({*_BUILTIN_ALIASES, *_UNIONS} - _typing_imports(lines))
+    if touched & set(_UNIONS):
+        names |= set(_BUILTIN_ALIASES)
+    literals = PythonLiterals(lines)
+    for row in window:
+        line = lines[row]
+        if "[" not in line:
+            continue
+        spans = literals.code_spans(row)
+        code = [(a, b) for a, b in spans if "[" in line[a:b]]
+        rewritten = line
+        for a, b in reversed(code):
+            rewritten = rewritten[:a] + _modernised(rewritten[a:b], names) + rewritten[b:]
+        if rewritten != line:
+            yield PatternEdit(row, row + 1, rewritten, BUILTIN_GENERIC)
