@@ -79,7 +79,7 @@ def pattern_proposals(lines: list[str], history: list[EditRecord]) -> list[Patte
         return []
     paths = [r.path for r in history if r.in_document]
     way = travel(changes)
-    return [edit for edit in pattern_edits(lines, change, paths[-1])
+    return [edit for edit in pattern_edits(lines, change, paths[-1], changes[:-1])
             if way == 0 or edit.lines_away == 0 or (edit.lines_away > 0) == (way > 0) or edit.in_function]
 
 

@@ -400,3 +400,26 @@ def test_unions_nest_and_a_plain_edit_is_no_modernisation() -> None:
     assert _modernised("y: t.Optional[Callable[..., int]]", names) == "y: Callable[..., int] | None"
     text = "from typing import List\nx: List[int] = []\ny: List[int] = [1]\n"
     assert pattern_edits(lines_of(text), Change(1, "x: List[int] = [0]\n", "x: List[int] = []\n"), "m.py") == []
+
+
+def test_a_use_switched_to_another_variable_of_the_function_is_not_a_rename() -> None:
+    text = "def process(data):\n    cleaned = clean(data)\n    save(cleaned)\n    return len(data)\n"
+    change = Change(2, "    save(data)\n", "    save(cleaned)\n")
+    assert [e for e in pattern_edits(lines_of(text), change, "m.py") if e.kind == RENAME] == []
+    # A rename half done binds only the new name: it goes on.
+    text = "def process(items):\n    cleaned = clean(items)\n    save(cleaned)\n    return len(data)\n"
+    change = Change(1, "    cleaned = clean(data)\n", "    cleaned = clean(items)\n")
+    assert [(e.new_text, e.kind) for e in pattern_edits(lines_of(text), change, "m.py")] == [
+        ("    return len(items)\n", RENAME)]
+
+
+def test_a_rename_in_steps_goes_on_when_the_old_name_is_still_bound_further_down() -> None:
+    text = ("def count(items):\n    total = 0\n    for item in items:\n        total += 1\n"
+            "    n -= 1\n    return n\n")
+    change = Change(3, "        n += 1\n", "        total += 1\n")
+    # Both names are bound apart from the edited line; without more, a switch of variables.
+    assert [e for e in pattern_edits(lines_of(text), change, "m.py") if e.kind == RENAME] == []
+    # But `total = 0` was `n = 0` a step ago: a rename in steps, which goes on.
+    earlier = [Change(1, "    n = 0\n", "    total = 0\n")]
+    assert [e.new_text for e in pattern_edits(lines_of(text), change, "m.py", earlier)] == [
+        "    total -= 1\n    return total\n"]
