@@ -30,11 +30,12 @@ Kinds:
 - ``same_line``: a whole line was rewritten or deleted; lines equal to its old text get
   the same rewrite (with their own indentation) or are deleted. Not for a rename, whose
   twin line in another function is another variable.
-- ``builtin_generic``: typing's aliases of builtins replaced by the builtins (PEP 585:
-  ``List[int]`` → ``list[int]``, ``t.Dict[`` → ``dict[``), or dropped from a ``from typing
-  import`` line; every other line using an alias the change replaced or dropped, or one no
-  longer imported, gets the builtins (a codebase is modernised all at once, by hand or by
-  a tool's fixes replayed hunk by hunk).
+- ``builtin_generic``: typing modernised. The change writes typing's aliases of builtins
+  as the builtins (PEP 585: ``List[int]`` → ``list[int]``, ``t.Dict[`` → ``dict[``) or
+  ``Optional[X]`` / ``Union[A, B]`` as ``X | None`` / ``A | B`` (PEP 604), or drops them
+  from a ``from typing import`` line; every other line using a name the change touched, or
+  one the file no longer imports, is written the same way, and with PEP 604 the builtin
+  aliases too (one sweep, by hand or a tool's fixes replayed hunk by hunk, does both).
 - ``substitution``, only when none of the above applies: one line's change is one
   contiguous run of tokens replaced by another (``"%s" % x`` → ``str(x)``, ``.get(`` →
   ``.pop(``, ``, 0)`` → ``, None)``); other lines holding that run between the same
@@ -152,8 +153,8 @@ def pattern_edits(lines: list[str], change: Change, path: str = "",
     """Every line of ``lines`` (with their endings) that the change's pattern would rewrite.
 
     ``change`` has already been applied to ``lines``; ``earlier``: the document's changes
-    before it, oldest first (a rename made in several steps is told by them). Proposals come nearest to the change
-    first, lines below it before lines above at the same distance."""
+    before it, oldest first (a rename made in several steps is told by them). Proposals
+    come nearest to the change first, lines below it before lines above at the same distance."""
     found: dict[int, PatternEdit] = {}
     edited = range(change.start_line, change.start_line + _line_count(change.new_text))
     window = range(max(0, change.start_line - WINDOW_LINES), min(len(lines), edited.stop + WINDOW_LINES))
@@ -758,14 +759,22 @@ _TYPING_IMPORT = re.compile(r"\s*from\s+typing\s+import\s+([^#]*)")
 
 
 def _typing_imports(lines: Iterable[str]) -> set[str]:
-    """The names ``from typing import`` lines among ``lines`` import (one-line imports and
-    the first line of a parenthesised one)."""
+    """The names ``from typing import`` lines among ``lines`` import (a parenthesised import
+    read up to its closing bracket)."""
     names: set[str] = set()
+    listed: str | None = None  # the names of a parenthesised import still open
     for line in lines:
         found = _TYPING_IMPORT.match(line)
         if found is not None:
-            names.update(name.split(" as ")[0].strip(" ()\\\n") for name in found.group(1).split(","))
-    return names
+            listed = found.group(1)
+        elif listed is not None:
+            listed = line.split("#", 1)[0]
+        else:
+            continue
+        names.update(name.split(" as ")[0].strip(" ()\\\r\n") for name in listed.split(","))
+        if (found is not None and "(" not in listed) or ")" in listed:
+            listed = None
+    return names - {""}
 
 
 def _typing_uses(lines: Iterable[str]) -> list[str]:
