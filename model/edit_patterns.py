@@ -48,8 +48,9 @@ import builtins
 import difflib
 import keyword
 import re
-from collections.abc import Container, Iterable, Sequence
+from collections.abc import Callable, Container, Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
+from functools import cache
 
 from model.code_text import PythonLiterals, code_spans, comment_marker
 from model.formats import lsp_lines_with_ends
@@ -158,8 +159,10 @@ def pattern_edits(lines: list[str], change: Change, path: str = "",
     found: dict[int, PatternEdit] = {}
     edited = range(change.start_line, change.start_line + _line_count(change.new_text))
     window = range(max(0, change.start_line - WINDOW_LINES), min(len(lines), edited.stop + WINDOW_LINES))
-    for edit in (*_renames(lines, change, edited, window, path, earlier), *_call_sites(lines, change, edited, window),
-                 *_same_lines(lines, change, edited, window), *_builtin_generics(lines, change, window, path)):
+    literals = cache(lambda: PythonLiterals(lines))  # read once, and only by a pattern that needs it
+    for edit in (*_renames(lines, change, edited, window, path, earlier, literals),
+                 *_call_sites(lines, change, edited, window), *_same_lines(lines, change, edited, window),
+                 *_builtin_generics(lines, change, window, path, literals)):
         found.setdefault(edit.start_line, edit)
     if not found:  # the most general pattern, only when no specific one explains the change
         found = {edit.start_line: edit for edit in _substitutions(lines, change, edited, window)}
@@ -242,7 +245,7 @@ def _carries(old_name: str, new_name: str) -> bool:
 
 
 def _renames(lines: list[str], change: Change, edited: range, window: range, path: str,
-             earlier: Sequence[Change]) -> Iterable[PatternEdit]:
+             earlier: Sequence[Change], python_literals: Callable[[], PythonLiterals]) -> Iterable[PatternEdit]:
     old_lines, new_lines = _split(change.old_text), _split(change.new_text)
     if len(old_lines) != len(new_lines):
         return
@@ -266,7 +269,7 @@ def _renames(lines: list[str], change: Change, edited: range, window: range, pat
     if not _carries(old_name, new_name):
         return
     comment = comment_marker(path)
-    literals = PythonLiterals(lines) if comment == "#" else None
+    literals = python_literals() if comment == "#" else None
     in_strings = literals.rows_inside_strings() if literals is not None else set()
     rows: range = window
     # Rows where a use through `self.`, `cls.` or `super().` is surely the renamed member of
@@ -329,6 +332,17 @@ def _renames(lines: list[str], change: Change, edited: range, window: range, pat
             yield PatternEdit(row, row + 1, rewritten, RENAME, in_function=near)
 
 
+def _class_around(lines: list[str], row: int, in_strings: Container[int]) -> tuple[int, range, int] | None:
+    """(header row, body, its members' indentation) of the nearest class ``row`` stands
+    under, if any."""
+    header = next((r for r in _outer_rows(lines, row, in_strings) if lines[r].lstrip().startswith("class ")), None)
+    if header is None:
+        return None
+    body = _block_after(lines, header, in_strings)
+    member_indent = next((_indent_of(lines[r]) for r in body if lines[r].strip()), None)
+    return None if member_indent is None else (header, body, member_indent)
+
+
 def _own_attribute_scope(lines: list[str], row: int, old_name: str, new_name: str, new_lines: list[str],
                          in_strings: Container[int]) -> range | None:
     """The class around ``row`` when the rename is of an attribute that class sets
@@ -339,15 +353,12 @@ def _own_attribute_scope(lines: list[str], row: int, old_name: str, new_name: st
     through_self = re.compile(rf"\b(?:self|cls)\.{re.escape(new_name)}\b(?!\s*\()")
     if not any(through_self.search(line) for line in new_lines):
         return None
-    header = _enclosing_class(lines, row, in_strings)
-    if header is None:
+    around = _class_around(lines, row, in_strings)
+    if around is None:
         return None
-    body = _block_after(lines, header, in_strings)
+    header, body, member_indent = around
     names = f"(?:{re.escape(old_name)}|{re.escape(new_name)})"
     sets = re.compile(rf"\b(?:self|cls)\.{names}\s*(?::[^=\n]*)?=(?!=)")
-    member_indent = next((_indent_of(lines[r]) for r in body if lines[r].strip()), None)
-    if member_indent is None:
-        return None
     class_level = re.compile(rf"\s{{{member_indent}}}{names}\s*(?::[^=\n]*)?=(?!=)")
     if any(r not in in_strings and (sets.search(lines[r]) or class_level.match(lines[r])) for r in body):
         return range(header, body.stop)
@@ -363,13 +374,10 @@ def _own_method(lines: list[str], row: int, old_name: str, new_name: str, new_li
     through_self = re.compile(rf"\b(?:self|cls|super\(\))\.{re.escape(new_name)}\b")
     if not any(through_self.search(line) for line in new_lines):
         return None
-    header = _enclosing_class(lines, row, in_strings)
-    if header is None:
+    around = _class_around(lines, row, in_strings)
+    if around is None:
         return None
-    body = _block_after(lines, header, in_strings)
-    member_indent = next((_indent_of(lines[r]) for r in body if lines[r].strip()), None)
-    if member_indent is None:
-        return None
+    header, body, member_indent = around
     defining = {name: re.compile(rf"\s{{{member_indent}}}(?:async\s+)?def\s+{re.escape(name)}\b")
                 for name in (old_name, new_name)}
     found = next((r for r in body if r not in in_strings and defining[old_name].match(lines[r])), None)
@@ -390,29 +398,10 @@ def _method_class(lines: list[str], change: Change, new_lines: list[str], new_na
     row = change.start_line + offset
     if row >= len(lines) or _indent_of(lines[row]) == 0:
         return None
-    indent = _indent_of(lines[row])
-    above = next((r for r in range(row - 1, -1, -1)
-                  if lines[r].strip() and r not in in_strings and _indent_of(lines[r]) < indent), None)
+    above = next(_outer_rows(lines, row, in_strings), None)
     if above is None or not lines[above].lstrip().startswith("class "):
         return None
     return range(above, _block_after(lines, above, in_strings).stop)
-
-
-def _enclosing_class(lines: list[str], row: int, in_strings: Container[int] = ()) -> int | None:
-    """The nearest ``class`` header above ``row`` that ``row`` is indented under."""
-    if row >= len(lines):
-        return None
-    indent = _indent_of(lines[row])
-    for above in range(row - 1, -1, -1):
-        line = lines[above]
-        if not line.strip() or _indent_of(line) >= indent or above in in_strings:
-            continue
-        if line.lstrip().startswith("class "):
-            return above
-        indent = _indent_of(line)
-        if indent == 0:
-            return None
-    return None
 
 
 def _renamed_before(earlier: Sequence[Change], old_name: str, new_name: str, rows: range) -> bool:
@@ -517,15 +506,26 @@ def _block_after(lines: list[str], header_row: int, in_strings: Container[int] =
     return range(header_row + 1, end)
 
 
-def _enclosing_header(lines: list[str], row: int, in_strings: Container[int] = ()) -> int | None:
-    """The nearest function header above ``row`` that ``row`` is indented under."""
+def _outer_rows(lines: list[str], row: int, in_strings: Container[int] = ()) -> Iterator[int]:
+    """The code lines above ``row`` that each indent less than the one before, starting
+    from ``row``'s indentation: the headers ``row`` may stand under, innermost first."""
     if row >= len(lines):
-        return None
+        return
     indent = _indent_of(lines[row])
     for above in range(row - 1, -1, -1):
         line = lines[above]
         if not line.strip() or _indent_of(line) >= indent or above in in_strings:
             continue
+        yield above
+        indent = _indent_of(line)
+        if indent == 0:
+            return
+
+
+def _enclosing_header(lines: list[str], row: int, in_strings: Container[int] = ()) -> int | None:
+    """The nearest function header above ``row`` that ``row`` is indented under."""
+    for above in _outer_rows(lines, row, in_strings):
+        line = lines[above]
         if _HEADER.match(line):
             return above
         if line.lstrip().startswith(")") and line.rstrip().endswith(":"):
@@ -534,9 +534,6 @@ def _enclosing_header(lines: list[str], row: int, in_strings: Container[int] = (
                             if _indent_of(lines[row]) == _indent_of(line) and lines[row].strip()), None)
             if opening is not None and _HEADER.match(lines[opening]):
                 return opening
-        indent = _indent_of(line)
-        if indent == 0:
-            return None
     return None
 
 
@@ -814,7 +811,8 @@ def _modernised(text: str, names: Container[str]) -> str:
     return "".join(out) + text[last:]
 
 
-def _builtin_generics(lines: list[str], change: Change, window: range, path: str) -> Iterable[PatternEdit]:
+def _builtin_generics(lines: list[str], change: Change, window: range, path: str,
+                      python_literals: Callable[[], PythonLiterals]) -> Iterable[PatternEdit]:
     if comment_marker(path) != "#":
         return
     old_lines, new_lines = _split(change.old_text), _split(change.new_text)
@@ -837,7 +835,7 @@ def _builtin_generics(lines: list[str], change: Change, window: range, path: str
     names = touched | ({*_BUILTIN_ALIASES, *_UNIONS} - _typing_imports(lines))
     if touched & set(_UNIONS):
         names |= set(_BUILTIN_ALIASES)
-    literals = PythonLiterals(lines)
+    literals = python_literals()
     for row in window:
         line = lines[row]
         if "[" not in line:
