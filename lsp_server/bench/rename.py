@@ -117,14 +117,20 @@ def _uses_in(function: ast.FunctionDef | ast.AsyncFunctionDef, lines: list[str])
     for name, lineno, byte_offset in nodes:
         if name in _NOT_RENAMED or len(name) < 2 or name not in bound:
             continue
-        line = lines[lineno - 1] if lineno - 1 < len(lines) else ""
-        # ast counts UTF-8 bytes; the document counts characters.
-        character = len(line.encode("utf-8")[:byte_offset].decode("utf-8", errors="ignore"))
-        if line[character : character + len(name)] != name:
+        at = _name_at(lines, lineno, byte_offset, name)
+        if at is None:
             dropped.add(name)
             continue
-        uses.setdefault(name, set()).add((lineno - 1, character))
+        uses.setdefault(name, set()).add(at)
     return {name: sorted(at) for name, at in uses.items() if name not in dropped}
+
+
+def _name_at(lines: list[str], lineno: int, byte_offset: int, name: str) -> tuple[int, int] | None:
+    """(line, str offset) of ``name`` at ast's 1-based ``lineno`` and UTF-8 ``byte_offset``
+    (ast counts bytes, the document characters); None when the text there is not ``name``."""
+    line = lines[lineno - 1] if 0 < lineno <= len(lines) else ""
+    character = len(line.encode("utf-8")[:byte_offset].decode("utf-8", errors="ignore"))
+    return (lineno - 1, character) if line[character : character + len(name)] == name else None
 
 
 def _member_uses_in(klass: ast.ClassDef, lines: list[str]) -> dict[str, list[tuple[int, int]]]:
@@ -152,13 +158,13 @@ def _member_uses_in(klass: ast.ClassDef, lines: list[str]) -> dict[str, list[tup
         name = node.attr
         if name not in members or name in _NOT_RENAMED or len(name) < 2 or node.end_col_offset is None:
             continue
-        line = lines[node.end_lineno - 1] if node.end_lineno and node.end_lineno - 1 < len(lines) else ""
-        encoded = line.encode("utf-8")
-        character = len(encoded[: node.end_col_offset - len(name.encode("utf-8"))].decode("utf-8", errors="ignore"))
-        if line[character : character + len(name)] != name or node.lineno != node.end_lineno:
+        # The attribute's name ends the node: `self.name` on one line.
+        at = _name_at(lines, node.lineno, node.end_col_offset - len(name.encode("utf-8")), name) \
+            if node.lineno == node.end_lineno else None
+        if at is None:
             dropped.add(name)
             continue
-        uses.setdefault(name, set()).add((node.end_lineno - 1, character))
+        uses.setdefault(name, set()).add(at)
     return {name: sorted(at) for name, at in uses.items() if name not in dropped and len(at) >= 2}
 
 
