@@ -114,6 +114,14 @@ def _sibling(line: str, indent: int) -> str | None:
 _ITEM_END = re.compile(r"[\w)\]}\"']$")  # a line that ends a whole item, not an operator or an opener
 
 
+def _cursor_line(prefix: str, middle: str, suffix: str) -> tuple[str, int]:
+    """The cursor's line with ``middle`` in place, and the cursor's column in it. Slices by
+    index: the prefix and suffix can be a whole 10 MB document."""
+    line_starts = prefix.rfind("\n") + 1
+    line_ends = suffix.find("\n")
+    return prefix[line_starts:] + middle + (suffix[:line_ends] if line_ends >= 0 else suffix), len(prefix) - line_starts
+
+
 def ends_unlike_its_siblings(prefix: str, middle: str, suffix: str) -> bool:
     """Whether the cursor's line, ``middle`` in place, ends with a comma where the lines
     just above and below it at its indentation don't, or the other way round; or, with no
@@ -121,13 +129,12 @@ def ends_unlike_its_siblings(prefix: str, middle: str, suffix: str) -> bool:
     the line below ends with one. Python parses ``("a", 1)`` then ``("b", 2)`` on the next
     line without the comma between, as a call; on held-out spans such line continuations
     were right once in 97 (the first-item case: never, in 57)."""
-    # Slices by index: the prefix and suffix can be a whole 10 MB document.
     line_starts = prefix.rfind("\n")
     previous = prefix[prefix.rfind("\n", 0, max(0, line_starts)) + 1:max(0, line_starts)]
     line_ends = suffix.find("\n")
     following_ends = suffix.find("\n", line_ends + 1) if line_ends >= 0 else -1
     following = suffix[line_ends + 1:following_ends if following_ends >= 0 else len(suffix)] if line_ends >= 0 else ""
-    line = prefix[line_starts + 1:] + middle + (suffix[:line_ends] if line_ends >= 0 else suffix)
+    line, _ = _cursor_line(prefix, middle, suffix)
     if "\n" in middle or _sibling(line, _indent(line)) is None:
         return False
     above, below = _sibling(previous, _indent(line)), _sibling(following, _indent(line))
@@ -144,12 +151,10 @@ def joins_string_literals(prefix: str, middle: str, suffix: str) -> bool:
     """Whether ``middle`` puts two string literals against each other on the cursor's line
     (``"DDBox"`` + ``""``). Python reads them as one concatenated string, so the statement
     parses, but nobody writes that; held-out corpus phrases doing it: right 0 times in 12."""
-    line_starts = prefix.rfind("\n") + 1
-    line_ends = suffix.find("\n")
-    line = prefix[line_starts:] + middle + (suffix[:line_ends] if line_ends >= 0 else suffix)
+    line, cursor = _cursor_line(prefix, middle, suffix)
     if line.count('"') + line.count("'") < 4:
         return False  # fewer than two literals: skip the tokenizer
-    cursor, middle_ends = len(prefix) - line_starts, len(prefix) - line_starts + len(middle)
+    middle_ends = cursor + len(middle)
     tokens: list[tokenize.TokenInfo] = []
     try:
         for token in tokenize.generate_tokens(io.StringIO(line).readline):
