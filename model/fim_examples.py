@@ -85,11 +85,13 @@ def make_example(
     span_mix: dict[SpanKind, float] | None = None,
 ) -> FimExample | None:
     """One FIM example from ``text`` (spans drawn from ``span_mix``, default ``SPAN_MIX``);
-    None when the chosen span is empty."""
+    None when the chosen span is empty or blank."""
     mix = span_mix or SPAN_MIX
     kind = rng.choices(list(mix), weights=list(mix.values()))[0]
     start, end = choose_span(text, kind, rng)
-    if end <= start:
+    # A blank middle (a whole empty line is 7% of whole-line spans) is never shown, since the
+    # server drops whitespace-only answers; learning it only teaches ending at a line start.
+    if not text[start:end].strip():
         return None
     middle_ids, offsets = tokenizer.encode_with_offsets(text[start:end])
     # A middle longer than the canvas is cut at a token boundary; the rest joins the suffix.

@@ -93,6 +93,16 @@ def test_training_examples_fit_the_canvas_and_the_budget(tokenizer: CodeTokenize
         assert tokenizer.end_of_middle_id in example.targets
 
 
+def test_blank_middles_are_not_training_examples(tokenizer: CodeTokenizer) -> None:
+    text = "def f(x):\n\n\n    return x\n"  # half its lines are blank
+    rng = random.Random(0)
+    budget = ContextBudget(total=128, max_suffix=40)
+    examples = [make_example(tokenizer, text, rng, budget, canvas_size=32) for _ in range(200)]
+    middles = [tokenizer.decode(e.targets[: e.targets.index(tokenizer.end_of_middle_id)])
+               for e in examples if e is not None]
+    assert middles and all(middle.strip() for middle in middles)
+
+
 def test_reused_context_cache_gives_the_same_completion_as_a_fresh_one(tokenizer: CodeTokenizer) -> None:
     from model.architecture import NetworkConfig
     from model.checkpoint import LoadedModel
