@@ -59,6 +59,7 @@ def _show_completion(
 ) -> None:
     from model.fim_patterns import WORKSPACE_KINDS, RelatedLines
     from model.inference import CompletionRequest, FimCompleter
+    from model.left_to_right import KIND as LEFT_TO_RIGHT
     from model.line_continuation import KIND as CONTINUED
     from model.phrase_table import KIND as PHRASE
 
@@ -78,6 +79,8 @@ def _show_completion(
         source = "the line continued as these tokens continue elsewhere in the file (or the workspace)"
     elif best.copied == PHRASE:
         source = "the line continued as these tokens most often continue in the training code"
+    elif best.copied == LEFT_TO_RIGHT:
+        source = f"written left to right by the network's next-token head, {best.steps} tokens in as many passes"
     elif best.copied:
         source = "copied from the workspace's other files" if best.copied in WORKSPACE_KINDS \
             else "copied from a line of the file"
@@ -297,7 +300,12 @@ def phrases(args: argparse.Namespace) -> int:
 
 def calibrate(args: argparse.Namespace) -> int:
     from model.calibrate_fim import calibrate as fit_calibration
-    from model.calibrate_fim import calibrate_continuation, calibrate_copies, calibrate_copy_check
+    from model.calibrate_fim import (
+        calibrate_continuation,
+        calibrate_copies,
+        calibrate_copy_check,
+        calibrate_left_to_right,
+    )
     from model.calibrate_next_edit import calibrate_next_edit
     from model.corpus import read_corpus
     from model.model_folder import SHIPPED_DIR
@@ -310,6 +318,7 @@ def calibrate(args: argparse.Namespace) -> int:
         print(calibrate_copies(model_dir, dev_files))
         print(calibrate_copy_check(model_dir, dev_files))
         print(calibrate_continuation(model_dir, dev_files))
+        print(calibrate_left_to_right(model_dir, dev_files))
     if args.only in (None, "next-edit"):  # the real edit pairs sit beside dev.jsonl
         print(calibrate_next_edit(model_dir, args.dev.parent))
     return 0

@@ -212,7 +212,8 @@ def evaluate_arm(arm: Arm, run_dir: Path, cases: list[tuple[str, str, str]], ste
                                           max_length=arm.canvas_size - 1)
             text, used = canvas_text(tok, grown.tokens), grown.steps
         else:
-            request = CompletionRequest(prefix, suffix, canvas_size=arm.canvas_size, copy_lines=False)
+            request = CompletionRequest(prefix, suffix, canvas_size=arm.canvas_size, copy_lines=False,
+                                        left_to_right=False)
             best = completer.complete(request)[0]
             text, used = best.text, best.steps
         exact += same_code(text, middle)

@@ -20,6 +20,8 @@ from model.corpus import SourceFile
 from model.fim_examples import SPAN_MIX, SpanKind, choose_span
 from model.fim_patterns import COPY_KINDS, LineIndex, RelatedLines, copy_candidate
 from model.inference import CompletionRequest, FimCompleter
+from model.left_to_right import CONFIG_KEY as LEFT_TO_RIGHT_KEY
+from model.left_to_right import FEATURE_NAMES as LEFT_TO_RIGHT_FEATURES
 from model.line_continuation import CONFIG_KEY as CONTINUATION_KEY
 from model.line_continuation import CONTINUATION_FEATURES, LineContinuer
 from model.line_continuation import KIND as CONTINUED
@@ -91,7 +93,7 @@ def with_workspace(
 def score(completer: FimCompleter, cases: list[tuple[str, str, str]]) -> list[Scored]:
     scored = []
     for prefix, middle, suffix in cases:
-        best = completer.complete(CompletionRequest(prefix, suffix, copy_lines=False))[0]
+        best = completer.complete(CompletionRequest(prefix, suffix, copy_lines=False, left_to_right=False))[0]
         scored.append(Scored(best.features, same_code(best.text, middle)))
     return scored
 
@@ -205,7 +207,8 @@ def calibrate_continuation(model_dir: Path, dev_files: list[SourceFile], seed: i
                    if c is not None]
         if not offered:
             continue
-        network_text = completer.complete(CompletionRequest(prefix, suffix, copy_lines=False))[0].text
+        network_text = completer.complete(
+            CompletionRequest(prefix, suffix, copy_lines=False, left_to_right=False))[0].text
         first_pass = completer.first_pass(prefix, suffix)
         for continuation in offered:
             values = completer.continuation_features(continuation, first_pass, network_text, prefix, offered,
@@ -230,6 +233,34 @@ def calibrate_continuation(model_dir: Path, dev_files: list[SourceFile], seed: i
                        f"{sum(labels) / max(1, len(labels)):.1%} right; fitted on {half}, measured on "
                        f"{len(rows) - half} (shown = share of those):\n{table}")
     return "\n".join(reports)
+
+
+LEFT_TO_RIGHT_CASES = 3_000  # two network runs each (~40 ms): a few minutes
+
+
+def calibrate_left_to_right(model_dir: Path, dev_files: list[SourceFile], seed: int = 8) -> str:
+    """Fit the confidence of the line the next-token head writes (``left_to_right.py``) on
+    half of the held-out spans where it writes one, write it into ``model_dir/config.json``,
+    and report it on the other half."""
+    completer = FimCompleter(load_served_model(model_dir))
+    rows: list[list[float]] = []
+    labels: list[bool] = []
+    cases = dev_cases(dev_files, LEFT_TO_RIGHT_CASES, seed)
+    for prefix, middle, suffix in cases:
+        written = completer.written_line(prefix, suffix)
+        if written is None:
+            continue
+        network_text = completer.complete(
+            CompletionRequest(prefix, suffix, copy_lines=False, left_to_right=False))[0].text
+        rows.append(written.features(network_text, statement_parses(prefix, written.text, suffix)))
+        labels.append(same_code(written.text, middle))
+    table = fit_half_and_store(model_dir, LEFT_TO_RIGHT_KEY, LEFT_TO_RIGHT_FEATURES, rows, labels)
+    if table is None:
+        return f"lines written left to right: {len(rows)} held-out, too few of each outcome to fit; not written"
+    half = len(rows) // 2
+    return (f"lines written left to right: on {len(rows)} of {len(cases)} held-out spans, "
+            f"{sum(labels) / max(1, len(labels)):.1%} right; fitted on {half}, measured on "
+            f"{len(rows) - half} (shown = share of those):\n{table}")
 
 
 def calibrate(

@@ -16,6 +16,11 @@ from model.copy_check import CHECK_FEATURES, CHECKED_KINDS, CONFIG_KEY, check_fe
 from model.copy_check import STATEMENT_PARSES_AT as COPY_PARSES_AT
 from model.fim_patterns import COPY_KINDS, RelatedLines, copy_candidate
 from model.formats import ContextBudget, context_ids, middle_from_canvas
+from model.left_to_right import CONFIG_KEY as LEFT_TO_RIGHT_KEY
+from model.left_to_right import FEATURE_NAMES as LEFT_TO_RIGHT_FEATURES
+from model.left_to_right import KIND as LEFT_TO_RIGHT
+from model.left_to_right import PARSES as LEFT_TO_RIGHT_PARSES
+from model.left_to_right import Written, best_reachable, write_line
 from model.line_continuation import CONFIG_KEY as CONTINUATION_KEY
 from model.line_continuation import CONTINUATION_FEATURES, Continuation, LineContinuer
 from model.line_continuation import KIND as CONTINUED
@@ -35,7 +40,9 @@ class Candidate:
     tokens: int  # committed tokens up to end-of-middle
     trace: list[str] = field(default_factory=list)  # intermediate states, when asked for
     features: list[float] = field(default_factory=list)  # what the calibrator reads
-    copied: str = ""  # the copied-line bucket (fim_patterns.py), line_continuation.KIND or phrase_table.KIND
+    # The copied-line bucket (fim_patterns.py), line_continuation.KIND, phrase_table.KIND or
+    # left_to_right.KIND: where a candidate not denoised on the canvas came from.
+    copied: str = ""
 
 
 @dataclass(frozen=True)
@@ -54,6 +61,9 @@ class CompletionRequest:
     # there is none, the cursor's line continued as its last tokens continue elsewhere
     # in the file (line_continuation.py) or in the training code (phrase_table.py).
     copy_lines: bool = True
+    # Also offer the line written left to right by the next-token head (left_to_right.py),
+    # once calibrated.
+    left_to_right: bool = True
     related: RelatedLines | None = None  # the workspace's other files, for copies the file can't give
     # The server's threshold: then only which side of it a candidate falls matters, and
     # the parse check (~1.6 ms a request) is skipped when it can't change what is shown.
@@ -110,6 +120,9 @@ class FimCompleter:
         self.phrase_check = Calibrator.from_dict(raw_phrase, PHRASE_FEATURES) \
             if isinstance(raw_phrase, dict) else None
         self.phrases = loaded.phrases
+        raw_written = calibration.get(LEFT_TO_RIGHT_KEY)
+        self.left_to_right_check = Calibrator.from_dict(raw_written, LEFT_TO_RIGHT_FEATURES) \
+            if isinstance(raw_written, dict) else None
         self._cached_ids: list[int] = []
         self._cache: Cache | None = None
 
@@ -164,6 +177,10 @@ class FimCompleter:
             elif continued is not None:  # the same text twice: keep the more confident
                 patterned = [continued if c.text == continued.text and continued.confidence > c.confidence else c
                              for c in patterned]
+        written = self._written_line(ids, room, request, middle_from_canvas(tok, runs[0].tokens), statement,
+                                     should_stop)
+        if written is not None:
+            patterned.append(written)
         if request.candidates > 1 and room.pending is None:
             runs.extend(self._alternatives(room.context_cache(), settings, request, should_stop))
         seen: set[str] = set()
@@ -283,6 +300,44 @@ class FimCompleter:
             return values
         file_text = next((c.text for c in offered if c.kind != PHRASE), None)
         return phrase_features(values, continuation.text, prefix, file_text)
+
+    def written_line(self, prefix: str, suffix: str) -> Written | None:
+        """The cursor's line as the next-token head writes it (``left_to_right.py``), on a
+        freshly encoded context: for calibration, which needs it whatever else is offered."""
+        ids = context_ids(self.tokenizer, prefix, suffix, self.budget)
+        cache = self.network.encode_context(np.array(ids, dtype=np.int64))
+        return write_line(self.network, self.tokenizer, ids, cache, prefix, suffix)
+
+    def _written_line(
+        self, ids: list[int], room: Room, request: CompletionRequest, network_text: str,
+        statement: CursorStatement, should_stop: Callable[[], bool],
+    ) -> Candidate | None:
+        """The line the next-token head writes, as confident as its calibrator says from its
+        token probabilities, whether the canvas says the same, and whether it parses."""
+        check = self.left_to_right_check
+        if check is None or not request.left_to_right or room.pending is not None:
+            return None
+        threshold = request.min_confidence
+        rest = request.suffix.split("\n", 1)[0]
+
+        def give_up(log_probs: list[float], line: str) -> bool:
+            """Nothing it can still become reaches the server's threshold."""
+            agreeable = network_text.startswith(line) or (network_text + rest).startswith(line)
+            return threshold is not None and best_reachable(check, log_probs, agreeable) < threshold
+
+        written = write_line(self.network, self.tokenizer, ids, room.context_cache(), request.prefix,
+                             request.suffix, should_stop, give_up)
+        if should_stop():
+            raise Cancelled
+        if written is None:
+            return None
+        values = self._parse_checked(check, written.features(network_text, UNKNOWN_PARSE), LEFT_TO_RIGHT_PARSES,
+                                     request, statement, written.text)
+        steps = len(written.log_probs)
+        trace = [self.tokenizer.decode(written.tokens[:i])[len(written.healed):] for i in range(1, steps + 1)] \
+            if request.keep_trace else []
+        return Candidate(written.text, min(MAX_CONFIDENCE, check(values)), steps, steps, trace, values,
+                         copied=LEFT_TO_RIGHT)
 
     def _copied_line(self, request: CompletionRequest) -> Candidate | None:
         """The rest of a matching line (``fim_patterns.py``), as confident as its bucket

@@ -225,6 +225,16 @@ class DiffusionEditor(nn.Module):
         hidden = hidden[0] if where is None else hidden[0, where]
         return self.logits(hidden)
 
+    def next_token_logits(self, ids: Tensor, layers: KVCache, at: int) -> Tensor:
+        """Causally encode ``ids`` (1, n) into the slots [at, at + n) of a room's ``layers``,
+        after the keys before ``at`` (later slots unseen); logits of the next token (vocab,)."""
+        n, keys = ids.shape[1], layers[0][0].shape[2]
+        mask = torch.zeros(n, keys, dtype=torch.bool, device=ids.device)
+        mask[:, :at] = True
+        mask[:, at:at + n] = torch.ones(n, n, dtype=torch.bool, device=ids.device).tril()
+        hidden, _ = self._run(ids, at, mask, layers, room_at=at)
+        return self.logits(hidden[0, -1])
+
     def _encode_pending_and_denoise(self, canvas: Tensor, room: CanvasRoom, where: Tensor | None) -> Tensor:
         """The room's pending context (causal) and the canvas (seeing all context) in one pass."""
         assert room.pending is not None

@@ -68,6 +68,19 @@ class OrtNetwork:
     def make_room(self, cache: Cache | None, canvas_size: int, pending: np.ndarray | None = None) -> Room:
         return new_room(self.config, cache, canvas_size, pending)
 
+    def next_token(self, ids: np.ndarray, room: Room, at: int) -> np.ndarray:
+        ids = np.asarray(ids)
+        n, room_length = len(ids), room.layers[0][0].shape[1]
+        bias = np.zeros((n, room_length + n), dtype=np.float32)
+        bias[:, at:room_length] = HIDDEN  # the slots these rows take, and the unwritten ones after
+        bias[:, room_length:] = np.triu(np.full((n, n), HIDDEN, dtype=np.float32), 1)
+        probabilities, new = self._pass(ids, at, room.layers, bias, np.array([n - 1]))
+        for (room_keys, room_values), (keys, values) in zip(room.layers, new, strict=True):
+            room_keys[:, at:at + n] = keys
+            room_values[:, at:at + n] = values
+        last: np.ndarray = probabilities[0]
+        return last
+
     def probabilities(self, canvas: np.ndarray, cache: Cache | Room, where: np.ndarray | None = None) -> np.ndarray:
         canvas = np.asarray(canvas)
         scored = np.arange(len(canvas)) if where is None else np.asarray(where)

@@ -76,6 +76,11 @@ class ServingNetwork(Protocol):
     def make_room(self, cache: Cache | None, canvas_size: int, pending: np.ndarray | None = None) -> Room:
         """A room for a canvas after ``cache`` and the ``pending`` ids (``new_room``)."""
 
+    def next_token(self, ids: np.ndarray, room: Room, at: int) -> np.ndarray:
+        """Causally encode ``ids`` (n,) as context into the room's slots [at, at + n), after
+        the keys before ``at`` (later slots unseen); the distribution over the token after
+        the last of them (vocab,), float32 (``left_to_right.py``)."""
+
     def probabilities(self, canvas: np.ndarray, cache: Cache | Room, where: np.ndarray | None = None) -> np.ndarray:
         """One refinement step of canvas (L,): each scored position's distribution over the
         vocabulary (len(where) or L, vocab), float32. In a room, the canvas may be a prefix

@@ -34,6 +34,12 @@ class TorchServing:
         return new_room(self.config, cache, canvas_size, pending)
 
     @torch.no_grad()
+    def next_token(self, ids: np.ndarray, room: Room, at: int) -> np.ndarray:
+        tokens = torch.from_numpy(np.asarray(ids, dtype=np.int64))[None]
+        logits = self.editor.next_token_logits(tokens, _tensors(room.layers), at)  # writes into the room
+        return logits.float().softmax(-1).numpy()
+
+    @torch.no_grad()
     def probabilities(self, canvas: np.ndarray, cache: Cache | Room, where: np.ndarray | None = None) -> np.ndarray:
         ids = torch.from_numpy(np.asarray(canvas, dtype=np.int64))[None]
         rows = None if where is None else torch.from_numpy(np.asarray(where, dtype=np.int64))

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from lsp_server.cli import main
-from model.bench.decode import DECODERS, dev_cases
+from model.bench.decode import DECODERS, NEXT_TOKEN_HEAD, dev_cases
 
 ALL_AT_ONCE = "τ=0, length first (all in one pass)"
 CAPPED = "the same, capped at 4 passes (as you type)"
@@ -59,9 +59,11 @@ def test_bench_decode_on_held_out_spans_prints_a_row_per_decoder(
     write_corpus(corpus)
     assert main(["bench", "decode", "--dev", str(corpus), "--limit", "2", "--canvas", "16"]) == 0
     rows = capsys.readouterr().out.splitlines()[2:]
-    assert [row[:42].strip() for row in rows] == [decoder.name for decoder in DECODERS]
-    left_to_right, all_at_once = rows[-1].split(), rows[[d.name for d in DECODERS].index(ALL_AT_ONCE)].split()
+    assert [row[:42].strip() for row in rows] == [decoder.name for decoder in DECODERS] + [NEXT_TOKEN_HEAD]
+    left_to_right, all_at_once = rows[-2].split(), rows[[d.name for d in DECODERS].index(ALL_AT_ONCE)].split()
     assert left_to_right[-7] == "2" and left_to_right[-5] == "1.00"  # cases, tokens per pass
+    head = rows[-1].split()
+    assert head[-7] == "2" and head[-5] == "1.00"  # one token per pass, by construction
     # Everything committed in the first pass: as many tokens per pass as per answer, and
     # the whole 16-position canvas in that one pass.
     assert all_at_once[-5] == all_at_once[-2] and all_at_once[-1] == "16.00"

@@ -8,7 +8,7 @@ from model.architecture import NetworkConfig, weight_shapes
 from model.model_folder import SHIPPED_DIR
 from model.network import DiffusionEditor
 from model.onnx_network import OrtNetwork
-from model.serving import ServingNetwork, load_served_model
+from model.serving import ServingNetwork, load_served_model, new_room
 from model.torch_serving import TorchServing
 
 
@@ -40,6 +40,25 @@ def test_every_serving_entry_point_matches_the_torch_network() -> None:
         for (k, v), (k2, v2) in zip(cache_a, cache_b, strict=True):
             np.testing.assert_allclose(k2, k, atol=1e-5, rtol=1e-4)
             np.testing.assert_allclose(v2, v, atol=1e-5, rtol=1e-4)
+
+
+def test_next_token_continues_the_context_as_one_causal_pass() -> None:
+    rng = np.random.default_rng(2)
+    context = rng.integers(0, 256, 12)
+    torch_network, ort_network = tiny_pair()
+    editor = torch_network.editor
+    with torch.no_grad():  # the whole context in one causal pass: the distribution after each token
+        hidden, _ = editor._run(torch.from_numpy(context)[None], 0, torch.ones(12, 12, dtype=torch.bool).tril(), None)
+        expected = editor.logits(hidden[0]).softmax(-1).numpy()
+    runner: ServingNetwork
+    for runner in (torch_network, ort_network):
+        room = new_room(runner.config, runner.encode_context(context[:8]), 6, None)
+        for keys, values in room.layers:  # slots not written yet must not be seen
+            keys[:, 8:], values[:, 8:] = 7.0, -7.0
+        np.testing.assert_allclose(runner.next_token(context[8:10], room, 8), expected[9], atol=1e-6, rtol=1e-4)
+        np.testing.assert_allclose(runner.next_token(context[10:11], room, 10), expected[10], atol=1e-6, rtol=1e-4)
+        # Written again at the same slot (another token there), the later slots' old keys unseen.
+        np.testing.assert_allclose(runner.next_token(context[8:9], room, 8), expected[8], atol=1e-6, rtol=1e-4)
 
 
 def test_the_int8_graph_serves_nearly_the_same_distributions() -> None:

@@ -4,7 +4,8 @@ Compares confidence-threshold parallel decoding (τ = 0.5, 0.7, 0.9; with and wi
 the length on every pass, and with the frozen tail the server uses) with one token per step
 (most confident first) and plain left-to-right one token per step: tokens per forward pass,
 tokens per second, exact match. Runs the model in-process (no LSP), so the numbers are the
-decoder's alone.
+decoder's alone. A last row writes the line with the network's next-token head instead
+(``left_to_right.py``), which the server offers beside the canvas's answer.
 
 Tokens per pass can't exceed the answers' tokens (end-of-middle included) per answer: a
 decoder that commits a whole answer in its first pass reaches exactly that. So the table
@@ -115,7 +116,7 @@ def run_decode_bench(loaded: ServedModel, cases: list[FimCase], canvas_size: int
                                         threshold=decoder.threshold, max_steps=decoder.max_steps or canvas_size,
                                         rule=decoder.rule,
                                         length_first=decoder.length_first, freeze_tail=decoder.freeze_tail,
-                                        copy_lines=False)  # the network's decoders, nothing else
+                                        copy_lines=False, left_to_right=False)  # the denoisers alone
             started = time.perf_counter()
             best = completer.complete(request)[0]
             elapsed += time.perf_counter() - started
@@ -126,7 +127,27 @@ def run_decode_bench(loaded: ServedModel, cases: list[FimCase], canvas_size: int
         n = max(1, len(cases))
         rows.append(DecodeRow(decoder.name, len(cases), exact / n, tokens / max(1, passes), tokens / max(elapsed, 1e-9),
                               1000 * elapsed / n, tokens / n, canvas_size * len(cases) / max(1, passes)))
+    rows.append(_left_to_right_row(completer, cases))
     return rows
+
+
+NEXT_TOKEN_HEAD = "next-token head, left to right (no canvas)"
+
+
+def _left_to_right_row(completer: FimCompleter, cases: list[FimCase]) -> DecodeRow:
+    """The next-token head writing the line (``left_to_right.py``): one token per pass, no
+    canvas (its canvas/pass is its tokens per pass); no line fits → an empty answer."""
+    exact = tokens = 0
+    elapsed = 0.0
+    for case in cases:
+        started = time.perf_counter()
+        written = completer.written_line(case.prefix, case.suffix)
+        elapsed += time.perf_counter() - started
+        exact += same_code("" if written is None else written.text, case.middle)
+        tokens += 0 if written is None else len(written.tokens)
+    n = max(1, len(cases))
+    return DecodeRow(NEXT_TOKEN_HEAD, len(cases), exact / n, 1.0,
+                     tokens / max(elapsed, 1e-9), 1000 * elapsed / n, tokens / n, 1.0)
 
 
 def format_rows(rows: list[DecodeRow]) -> str:

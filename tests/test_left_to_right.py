@@ -1,0 +1,103 @@
+"""The line written by the next-token head: where it ends, token healing, and the completer
+offering it only once calibrated."""
+
+import math
+
+import numpy as np
+import pytest
+
+from model.calibration import Calibrator
+from model.inference import CompletionRequest, FimCompleter
+from model.left_to_right import CONFIG_KEY, FEATURE_NAMES, KIND, line_end, write_line
+from model.model_folder import SHIPPED_DIR
+from model.serving import Room, ServedModel
+from model.tokenizer import CodeTokenizer
+from model.torch_serving import TorchServing
+
+TOKENIZER = CodeTokenizer.load(SHIPPED_DIR / "tokenizer.json")
+
+
+def test_a_line_ends_where_the_cursor_s_line_goes_on() -> None:
+    # At the end of a line: the suffix holds the newline.
+    assert line_end("    return ", "\n    pass\n", "x + 1\nmore") == "x + 1"
+    # Inside a line: the rest the suffix already holds is not written twice; a line that
+    # does not end like it can't be placed.
+    assert line_end("print(", ")\n", "value)\n") == "value"
+    assert line_end("print(", ")\n", "value]\n") is None
+    # At a line's start with code after it: a whole line, newline included (HumanEval).
+    assert line_end("def f(x):\n    ", "return x\n", "y = x\n") == "y = x\n"
+    assert line_end("def f(x):\n", "    return x\n", "    y = x\n") == "    y = x\n"
+
+
+class Scripted(TorchServing):
+    """A tiny random network whose next-token head prefers the tokens of ``script`` in turn,
+    and first of all a newline the healing must refuse."""
+
+    def __init__(self, network: TorchServing, script: list[int]) -> None:
+        super().__init__(network.editor)
+        self.script, self.calls = script, 0
+
+    def next_token(self, ids: np.ndarray, room: Room, at: int) -> np.ndarray:
+        distribution = np.full(TOKENIZER.vocab_size, 1e-6, dtype=np.float32)
+        if self.calls == 0:
+            distribution[TOKENIZER.encode("\n")[0]] = 0.9
+        distribution[self.script[min(self.calls, len(self.script) - 1)]] = 0.09
+        self.calls += 1
+        normalised: np.ndarray = distribution / distribution.sum()
+        return normalised
+
+
+PREFIX, SUFFIX = "def f(value):\n    return val", "\n"
+SCRIPT = TOKENIZER.encode("    return value + 1\n")
+
+
+def _ids() -> list[int]:
+    return [TOKENIZER.suffix_id, *TOKENIZER.encode(SUFFIX), TOKENIZER.prefix_id, *TOKENIZER.encode(PREFIX)]
+
+
+def test_the_cut_token_is_written_again_then_the_line_to_its_end(tokenizer_free_network: TorchServing) -> None:
+    ids = _ids()
+    healed = TOKENIZER.decode(ids[-1:])
+    assert healed.strip() and "value".startswith(healed.strip())  # the cursor cut a word
+    script = TOKENIZER.encode(healed + "ue + 1\n")
+    network = Scripted(tokenizer_free_network, script)
+    cache = network.encode_context(np.array(ids))
+    written = write_line(network, TOKENIZER, ids, cache, PREFIX, SUFFIX)
+    assert written is not None
+    # The newline the head preferred first was refused: it does not write the cut token again.
+    assert written.text == "ue + 1" and written.healed == healed
+    assert written.tokens == script and len(written.log_probs) == len(script)
+    assert written.log_probs[0] == pytest.approx(0.0, abs=1e-3)  # the only token allowed there
+    # The context's own cache is left as it was.
+    again = network.encode_context(np.array(ids))
+    for before, after in zip(cache, again, strict=True):
+        np.testing.assert_allclose(np.stack(before), np.stack(after), atol=1e-6)
+
+
+def test_no_line_within_the_cap_is_no_candidate(tokenizer_free_network: TorchServing) -> None:
+    ids = _ids()
+    network = Scripted(tokenizer_free_network, [*TOKENIZER.encode(TOKENIZER.decode(ids[-1:])),
+                                                *TOKENIZER.encode(" x")])
+    assert write_line(network, TOKENIZER, ids, network.encode_context(np.array(ids)), PREFIX, SUFFIX) is None
+
+
+def _completer(network: TorchServing, check: Calibrator | None) -> FimCompleter:
+    calibration = {} if check is None else {CONFIG_KEY: check.to_dict(FEATURE_NAMES)}
+    return FimCompleter(ServedModel(network, TOKENIZER, {"calibration": calibration}))
+
+
+def test_the_completer_offers_it_once_calibrated(tokenizer_free_network: TorchServing) -> None:
+    ids = _ids()
+    script = TOKENIZER.encode(TOKENIZER.decode(ids[-1:]) + "ue + 1\n")
+    sure = Calibrator((0.0,) * len(FEATURE_NAMES), 3.0)  # 0.95 whatever the features
+    request = CompletionRequest(PREFIX, SUFFIX, candidates=3, copy_lines=False)
+    answers = {c.text: c for c in _completer(Scripted(tokenizer_free_network, script), sure).complete(request)}
+    written = answers["ue + 1"]
+    assert written.copied == KIND and written.confidence == pytest.approx(1 / (1 + math.exp(-3.0)))
+    assert len(written.features) == len(FEATURE_NAMES)
+    # Not asked for, or not calibrated (an older model folder): never offered.
+    for check, wanted in ((sure, False), (None, True)):
+        completer = _completer(Scripted(tokenizer_free_network, script), check)
+        texts = [c.text for c in completer.complete(CompletionRequest(PREFIX, SUFFIX, candidates=3,
+                                                                      copy_lines=False, left_to_right=wanted))]
+        assert "ue + 1" not in texts
