@@ -2,10 +2,10 @@
 
 The network is trained with a next-token loss on its context (``<|suffix|> suffix
 <|prefix|> prefix``, causal), so the prefix's last position already predicts what follows
-the cursor, knowing the suffix. Decoded greedily one token per pass, that head wrote the
-exact middle of 61 of 600 held-out spans from packages in no corpus, the denoised canvas 42
-(network only, shipped weights): a second candidate, calibrated on its own, for the rest
-of a line or one whole line.
+the cursor, knowing the suffix. In a first probe (greedy, one token per pass, network
+only, session 19's weights) that head wrote the exact middle of 61 of 600 spans from
+packages in no corpus, the denoised canvas 42: so it is a second candidate, calibrated on
+its own, for the rest of a line or one whole line.
 
 Token healing: the prefix ends wherever the cursor is, often inside what the tokenizer
 would write as one token (``"\\n\\n"`` before an indented line is ``"\\n\\n   "``), and the
@@ -33,7 +33,7 @@ CONFIG_KEY = "fim_left_to_right"  # its calibrator, in config.json's calibration
 # No minimum log-probability: fitted with it, its weight came out negative (it and the mean
 # move together), which rewards a line for one very unlikely token.
 FEATURE_NAMES = ("mean_logp", "log_length", "agrees", "parses")
-AGREES, PARSES = 2, 3  # indexes of the two features that compare and parse the text
+PARSES = 3  # the index of the feature measured only when it can matter (inference.py)
 
 
 @dataclass(frozen=True)
@@ -93,9 +93,9 @@ def write_line(
     should_stop: Callable[[], bool] = lambda: False, give_up: Callable[[list[float], str], bool] = lambda *_: False,
 ) -> Written | None:
     """The cursor's line written greedily after the context ``ids`` whose keys/values are
-    ``cache`` (the room's context, left untouched); None when nothing fits, ``give_up``
-    says so from the log-probabilities and the line so far, or the caller said stop (the caller checks
-    ``should_stop`` itself)."""
+    ``cache`` (the room's context, left untouched); None when no line fits the suffix
+    within ``MAX_TOKENS``, when ``give_up`` says so from the log-probabilities and the line
+    so far, or when the caller said stop (which the caller checks itself)."""
     healed = _token_texts(tokenizer)[ids[-1]] if len(ids) >= 2 and ids[-1] != tokenizer.prefix_id else ""
     start = len(ids) - 2 if healed else len(ids) - 1  # the position whose output is the first token
     room = new_room(network.config, [(k[:, :start], v[:, :start]) for k, v in cache], MAX_TOKENS + 1, None)
