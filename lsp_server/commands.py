@@ -56,7 +56,9 @@ def _load_completer(model: Path | None) -> object:
 
 def _show_completion(
     completer: object, prefix: str, suffix: str, args: argparse.Namespace, related: object = None
-) -> None:
+) -> str:
+    """Print the top suggestion (its steps with ``--steps``); returns where it came from
+    (``Candidate.copied``: empty for the denoised canvas)."""
     from model.fim_patterns import WORKSPACE_KINDS, RelatedLines
     from model.inference import CompletionRequest, FimCompleter
     from model.left_to_right import KIND as LEFT_TO_RIGHT
@@ -88,6 +90,7 @@ def _show_completion(
     print(f"  suggestion │ {best.text!r}")
     print(f"  confidence │ {best.confidence:.3f}  ({source}, {elapsed_ms:.0f} ms)")
     print(f"             │ at the server's default threshold {threshold}, {verdict}")
+    return best.copied
 
 
 def complete(args: argparse.Namespace) -> int:
@@ -137,9 +140,26 @@ def demo(args: argparse.Namespace) -> int:
         # The rest of the cursor's line is what the model must write.
         prefix, suffix = DEMO_SAMPLE[:offset], DEMO_SAMPLE[line_end:]
         print(f"\n{marker.strip()}█   (expected: {DEMO_SAMPLE[offset:line_end]!r})")
-        _show_completion(completer, prefix, suffix, args)
+        if _show_completion(completer, prefix, suffix, args):
+            _show_canvas(completer, prefix, suffix, args)
     print(EDITOR_HINT)
     return 0
+
+
+def _show_canvas(completer: object, prefix: str, suffix: str, args: argparse.Namespace) -> None:
+    """The canvas denoised alone, pass by pass: shown when the suggestion came from
+    elsewhere (a copy, a continuation, the next-token head), so the demo always shows the
+    diffusion at work."""
+    from model.inference import CompletionRequest, FimCompleter
+
+    assert isinstance(completer, FimCompleter)
+    request = CompletionRequest(prefix, suffix, canvas_size=args.canvas, threshold=args.threshold,
+                                max_steps=args.canvas, keep_trace=True, copy_lines=False, left_to_right=False)
+    canvas = completer.complete(request)[0]
+    print("  the canvas alone, denoised in parallel:")
+    for step, state in enumerate(canvas.trace, 1):
+        print(f"  step {step:2d} │ {state!r}")
+    print(f"      canvas │ {canvas.text!r}  (confidence {canvas.confidence:.3f})")
 
 
 EDITOR_HINT = """

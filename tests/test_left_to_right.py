@@ -101,3 +101,17 @@ def test_the_completer_offers_it_once_calibrated(tokenizer_free_network: TorchSe
         texts = [c.text for c in completer.complete(CompletionRequest(PREFIX, SUFFIX, candidates=3,
                                                                       copy_lines=False, left_to_right=wanted))]
         assert "ue + 1" not in texts
+
+
+def test_the_demo_shows_the_canvas_denoised_whatever_wrote_the_suggestion(capsys: pytest.CaptureFixture[str]) -> None:
+    from lsp_server.cli import main
+
+    assert main(["demo"]) == 0
+    blocks = capsys.readouterr().out.split("(expected: ")[1:]
+    assert len(blocks) == 3
+    for block in blocks:
+        assert "suggestion │" in block
+        from_canvas = " tokens in " in block.split("confidence │", 1)[1].split("\n", 1)[0] \
+            and "as many passes" not in block
+        # A suggestion from a copy, a continuation or the next-token head comes with the canvas's own try.
+        assert from_canvas or ("the canvas alone, denoised in parallel:" in block and "canvas │" in block)
