@@ -241,6 +241,7 @@ def train(config: TrainConfig, tokenizer: CodeTokenizer) -> dict[str, float]:
     if config.init_from is not None and (config.init_from / OPTIMIZER_FILE).is_file():
         # A stable snapshot (or a run folder): its optimizer continues at the peak, no warmup.
         config = replace(config, warmup_steps=0)
+    owns_group = not dist.is_initialized()
     rank, world = _distributed()
     cuda = torch.cuda.is_available()
     device = torch.device("cuda", rank % torch.cuda.device_count()) if cuda else torch.device("cpu")
@@ -342,6 +343,8 @@ def train(config: TrainConfig, tokenizer: CodeTokenizer) -> dict[str, float]:
             break
     if dist.is_initialized():
         dist.barrier()
+        if owns_group:  # a gloo thread still running when the process exits aborts it (SIGABRT)
+            dist.destroy_process_group()
     return {**before, **dev_losses}
 
 
