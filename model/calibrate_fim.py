@@ -162,31 +162,29 @@ def calibrate_copy_check(model_dir: Path, dev_files: list[SourceFile], seed: int
         if values is not None:
             rows.append(values)
             labels.append(same_code(copied.text, middle))
-    table = fit_half_and_store(model_dir, CONFIG_KEY, CHECK_FEATURES, rows, labels)
-    if table is None:
-        return f"copy check: {len(rows)} held-out copies, too few of each outcome to fit; not written"
-    half = len(rows) // 2
-    return (f"copy check ({', '.join(CHECKED_KINDS)}): {len(rows)} held-out copies, "
-            f"{sum(labels) / max(1, len(labels)):.1%} right; fitted on {half}, measured on {len(rows) - half}:\n"
-            f"{table}")
+    return fit_half_and_report(model_dir, CONFIG_KEY, CHECK_FEATURES, rows, labels,
+                               f"copy check ({', '.join(CHECKED_KINDS)})", f"{len(rows)} held-out copies")
 
 
-def fit_half_and_store(
-    model_dir: Path, key: str, names: tuple[str, ...], rows: list[list[float]], labels: list[bool]
-) -> str | None:
+def fit_half_and_report(
+    model_dir: Path, key: str, names: tuple[str, ...], rows: list[list[float]], labels: list[bool],
+    title: str, counted: str,
+) -> str:
     """Fit a logistic check on the first half of ``rows``, store it in ``model_dir``'s
-    config.json as ``calibration[key]``, and return its precision table on the other half;
-    None (nothing written) when the first half holds only one outcome."""
+    config.json as ``calibration[key]``, and report it — ``title: counted``, the share
+    right, and its precision table on the other half; nothing is written when the first
+    half holds only one outcome, and the report says so."""
     half = len(rows) // 2
     if not any(labels[:half]) or all(labels[:half]):
-        return None
+        return f"{title}: {counted}, too few of each outcome to fit; not written"
     check = fit(rows[:half], labels[:half])
     curve = precision_curve([check(r) for r in rows[half:]], labels[half:])
     config_path = model_dir / CONFIG_FILE
     config = json.loads(config_path.read_text())
     config.setdefault("calibration", {})[key] = check.to_dict(names)
     config_path.write_text(json.dumps(config, indent=2) + "\n")
-    return precision_table(curve)
+    return (f"{title}: {counted}, {sum(labels) / max(1, len(labels)):.1%} right; fitted on {half}, measured on "
+            f"{len(rows) - half} (shown = share of those):\n{precision_table(curve)}")
 
 
 def calibrate_continuation(model_dir: Path, dev_files: list[SourceFile], seed: int = 8) -> str:
@@ -224,14 +222,8 @@ def calibrate_continuation(model_dir: Path, dev_files: list[SourceFile], seed: i
         if kind == PHRASE and loaded.phrases is None:
             reports.append(f"{name}: the model folder has no phrase table (`redraft phrases` builds one)")
             continue
-        table = fit_half_and_store(model_dir, key, names, rows, labels)
-        if table is None:
-            reports.append(f"{name}: {len(rows)} held-out, too few of each outcome to fit; not written")
-            continue
-        half = len(rows) // 2
-        reports.append(f"{name}: offered on {len(rows)} of {COPY_CASES} held-out spans, "
-                       f"{sum(labels) / max(1, len(labels)):.1%} right; fitted on {half}, measured on "
-                       f"{len(rows) - half} (shown = share of those):\n{table}")
+        reports.append(fit_half_and_report(model_dir, key, names, rows, labels, name,
+                                           f"offered on {len(rows)} of {COPY_CASES} held-out spans"))
     return "\n".join(reports)
 
 
@@ -254,13 +246,8 @@ def calibrate_left_to_right(model_dir: Path, dev_files: list[SourceFile], seed: 
             CompletionRequest(prefix, suffix, copy_lines=False, left_to_right=False))[0].text
         rows.append(written.features(network_text, statement_parses(prefix, written.text, suffix)))
         labels.append(same_code(written.text, middle))
-    table = fit_half_and_store(model_dir, LEFT_TO_RIGHT_KEY, LEFT_TO_RIGHT_FEATURES, rows, labels)
-    if table is None:
-        return f"lines written left to right: {len(rows)} held-out, too few of each outcome to fit; not written"
-    half = len(rows) // 2
-    return (f"lines written left to right: on {len(rows)} of {len(cases)} held-out spans, "
-            f"{sum(labels) / max(1, len(labels)):.1%} right; fitted on {half}, measured on "
-            f"{len(rows) - half} (shown = share of those):\n{table}")
+    return fit_half_and_report(model_dir, LEFT_TO_RIGHT_KEY, LEFT_TO_RIGHT_FEATURES, rows, labels,
+                               "lines written left to right", f"on {len(rows)} of {len(cases)} held-out spans")
 
 
 def calibrate(
