@@ -70,14 +70,10 @@ class OrtNetwork:
 
     def next_token(self, ids: np.ndarray, room: Room, at: int) -> np.ndarray:
         ids = np.asarray(ids)
-        n, room_length = len(ids), room.layers[0][0].shape[1]
-        bias = np.zeros((n, room_length + n), dtype=np.float32)
-        bias[:, at:room_length] = HIDDEN  # the slots these rows take, and the unwritten ones after
-        bias[:, room_length:] = np.triu(np.full((n, n), HIDDEN, dtype=np.float32), 1)
-        probabilities, new = self._pass(ids, at, room.layers, bias, np.array([n - 1]))
-        for (room_keys, room_values), (keys, values) in zip(room.layers, new, strict=True):
-            room_keys[:, at:at + n] = keys
-            room_values[:, at:at + n] = values
+        # All rows causal context: they see the keys before ``at`` and each other in order.
+        bias = _room_bias(room.layers[0][0].shape[1], at, len(ids), causal=len(ids))
+        probabilities, new = self._pass(ids, at, room.layers, bias, np.array([len(ids) - 1]))
+        _write_into(room, at, new)
         last: np.ndarray = probabilities[0]
         return last
 
@@ -97,15 +93,20 @@ class OrtNetwork:
         room_length = room.layers[0][0].shape[1]
         bias = _room_bias(room_length, room_at, len(ids), causal)
         probabilities, new = self._pass(ids, room_at, room.layers, bias, causal + scored)
-        for (room_keys, room_values), (keys, values) in zip(room.layers, new, strict=True):
-            room_keys[:, room_at:room_at + len(ids)] = keys
-            room_values[:, room_at:room_at + len(ids)] = values
+        _write_into(room, room_at, new)
         room.pending = None
         return probabilities
 
 
 def _contiguous(cache: Cache) -> Cache:
     return [(np.ascontiguousarray(k), np.ascontiguousarray(v)) for k, v in cache]
+
+
+def _write_into(room: Room, at: int, new: Cache) -> None:
+    """A pass's new keys/values into the room's slots from ``at`` on."""
+    for (room_keys, room_values), (keys, values) in zip(room.layers, new, strict=True):
+        room_keys[:, at:at + keys.shape[1]] = keys
+        room_values[:, at:at + values.shape[1]] = values
 
 
 def _room_bias(room_length: int, room_at: int, n: int, causal: int) -> np.ndarray:
