@@ -27,7 +27,7 @@ from model.serving import Cache, ServingNetwork, new_room
 from model.tokenizer import CodeTokenizer
 
 MAX_TOKENS = 16  # held-out lines it wrote right were at most 6 tokens long; longer ones cost time
-LEAST_LOG_PROB = math.log(1e-12)
+LEAST_PROBABILITY = 1e-12  # a token the constraint left no mass is scored this, not -inf
 KIND = "left_to_right"  # Candidate.copied of such a line
 CONFIG_KEY = "fim_left_to_right"  # its calibrator, in config.json's calibration
 # No minimum log-probability: fitted with it, its weight came out negative (it and the mean
@@ -112,7 +112,7 @@ def write_line(
         token = int(distribution.argmax())
         probability = float(distribution[token]) / (float(distribution.sum()) or 1.0)
         written.append(token)
-        log_probs.append(max(math.log(probability) if probability > 0 else LEAST_LOG_PROB, LEAST_LOG_PROB))
+        log_probs.append(math.log(max(probability, LEAST_PROBABILITY)))
         at += 1
         text = tokenizer.decode(written)
         if give_up(log_probs, text[len(healed):] if text.startswith(healed) else ""):
