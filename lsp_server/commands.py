@@ -82,7 +82,8 @@ def _show_completion(
     elif best.copied == PHRASE:
         source = "the line continued as these tokens most often continue in the training code"
     elif best.copied == LEFT_TO_RIGHT:
-        source = f"written left to right by the network's next-token head, {best.steps} tokens in as many passes"
+        source = (f"written left to right by the network's next-token head, {best.tokens} tokens in {best.steps} "
+                  f"passes of a beam search")
     elif best.copied:
         source = "copied from the workspace's other files" if best.copied in WORKSPACE_KINDS \
             else "copied from a line of the file"

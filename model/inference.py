@@ -333,13 +333,13 @@ class FimCompleter:
             return None
         values = self._parse_checked(check, written.features(network_text, UNKNOWN_PARSE), LEFT_TO_RIGHT_PARSES,
                                      request, statement, written.text)
-        steps = len(written.log_probs)
+        length = len(written.tokens)
         trace: list[str] = []
-        for i in range(1, steps + 1 if request.keep_trace else 1):  # the line as it is written
+        for i in range(1, length + 1 if request.keep_trace else 1):  # the line as it is written
             state = self.tokenizer.decode(written.tokens[:i])[len(written.healed):].split("\n")[0]
             if state and (not trace or state != trace[-1]):
                 trace.append(state)
-        return Candidate(written.text, min(MAX_CONFIDENCE, check(values)), steps, steps, trace, values,
+        return Candidate(written.text, min(MAX_CONFIDENCE, check(values)), written.passes, length, trace, values,
                          copied=LEFT_TO_RIGHT)
 
     def _copied_line(self, request: CompletionRequest) -> Candidate | None:

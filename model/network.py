@@ -167,9 +167,15 @@ class DiffusionEditor(nn.Module):
 
     def _run(
         self, ids: Tensor, start: int, mask: Tensor | None, cache: KVCache | None,
-        room_at: int | None = None,
+        room_at: int | None = None, position: int | None = None,
     ) -> tuple[Tensor, KVCache]:
-        rope = self._rope(start, ids.shape[1], ids.device)
+        """``position``: every row at that one position (the rows of a beam search's tree,
+        ``next_tokens_logits``), instead of ``start`` onwards."""
+        if position is None:
+            rope = self._rope(start, ids.shape[1], ids.device)
+        else:
+            cos, sin = self._rope(position, 1, ids.device)
+            rope = cos.expand(ids.shape[1], -1), sin.expand(ids.shape[1], -1)
         x = self.embed(ids)
         new_cache: KVCache = []
         for i, block in enumerate(self.blocks):
@@ -225,15 +231,16 @@ class DiffusionEditor(nn.Module):
         hidden = hidden[0] if where is None else hidden[0, where]
         return self.logits(hidden)
 
-    def next_token_logits(self, ids: Tensor, layers: KVCache, at: int) -> Tensor:
-        """Causally encode ``ids`` (1, n) into the slots [at, at + n) of a room's ``layers``,
-        after the keys before ``at`` (later slots unseen); logits of the next token (vocab,)."""
+    def next_tokens_logits(self, ids: Tensor, layers: KVCache, at: int, position: int, sees: Tensor) -> Tensor:
+        """Encode ``ids`` (1, n) as context into the slots [at, at + n) of a room's
+        ``layers``, all at ``position``, row i seeing the slots before ``at`` where
+        ``sees[i]`` (n, at) and itself; logits of the token after each (n, vocab)."""
         n, keys = ids.shape[1], layers[0][0].shape[2]
         mask = torch.zeros(n, keys, dtype=torch.bool, device=ids.device)
-        mask[:, :at] = True
-        mask[:, at:at + n] = torch.ones(n, n, dtype=torch.bool, device=ids.device).tril()
-        hidden, _ = self._run(ids, at, mask, layers, room_at=at)
-        return self.logits(hidden[0, -1])
+        mask[:, :at] = sees
+        mask[:, at:at + n] = torch.eye(n, dtype=torch.bool, device=ids.device)
+        hidden, _ = self._run(ids, at, mask, layers, room_at=at, position=position)
+        return self.logits(hidden[0])
 
     def _encode_pending_and_denoise(self, canvas: Tensor, room: CanvasRoom, where: Tensor | None) -> Tensor:
         """The room's pending context (causal) and the canvas (seeing all context) in one pass."""

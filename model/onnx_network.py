@@ -40,13 +40,15 @@ class OrtNetwork:
     def _rope_table(self, positions: int) -> tuple[np.ndarray, np.ndarray]:
         return rotary_tables(positions, self.config.head_dim, self.config.rope_base)
 
-    def _pass(self, ids: np.ndarray, start: int, past: Cache, bias: np.ndarray, rows: np.ndarray) -> tuple[
-            np.ndarray, Cache]:
-        end = start + len(ids)
+    def _pass(self, ids: np.ndarray, start: int, past: Cache, bias: np.ndarray, rows: np.ndarray,
+              position: int | None = None) -> tuple[np.ndarray, Cache]:
+        """Rows at positions ``start`` onwards, or all at ``position``."""
+        end = start + len(ids) if position is None else position + 1
         if end > self._rope[0].shape[0]:
             self._rope = self._rope_table(max(end, 2 * self._rope[0].shape[0]))
-        feed = {"ids": ids.astype(np.int64, copy=False), "cos": self._rope[0][start:end],
-                "sin": self._rope[1][start:end], "bias": bias, "rows": rows.astype(np.int64, copy=False)}
+        at = slice(start, end) if position is None else np.full(len(ids), position)
+        feed = {"ids": ids.astype(np.int64, copy=False), "cos": self._rope[0][at],
+                "sin": self._rope[1][at], "bias": bias, "rows": rows.astype(np.int64, copy=False)}
         for i, (keys, values) in enumerate(past):
             feed[f"past_keys{i}"], feed[f"past_values{i}"] = keys, values
         out = self.session.run(self._outputs, feed)
@@ -68,14 +70,15 @@ class OrtNetwork:
     def make_room(self, cache: Cache | None, canvas_size: int, pending: np.ndarray | None = None) -> Room:
         return new_room(self.config, cache, canvas_size, pending)
 
-    def next_token(self, ids: np.ndarray, room: Room, at: int) -> np.ndarray:
+    def next_tokens(self, ids: np.ndarray, room: Room, at: int, position: int, sees: np.ndarray) -> np.ndarray:
         ids = np.asarray(ids)
-        # All rows causal context: they see the keys before ``at`` and each other in order.
-        bias = _room_bias(room.layers[0][0].shape[1], at, len(ids), causal=len(ids))
-        probabilities, new = self._pass(ids, at, room.layers, bias, np.array([len(ids) - 1]))
+        n = len(ids)
+        bias = np.full((n, room.layers[0][0].shape[1] + n), HIDDEN, dtype=np.float32)
+        bias[:, :at] = np.where(sees, np.float32(0.0), HIDDEN)
+        bias[:, -n:] = np.where(np.eye(n, dtype=bool), np.float32(0.0), HIDDEN)  # each row itself only
+        probabilities, new = self._pass(ids, at, room.layers, bias, np.arange(n), position=position)
         _write_into(room, at, new)
-        last: np.ndarray = probabilities[0]
-        return last
+        return probabilities
 
     def probabilities(self, canvas: np.ndarray, cache: Cache | Room, where: np.ndarray | None = None) -> np.ndarray:
         canvas = np.asarray(canvas)

@@ -76,10 +76,12 @@ class ServingNetwork(Protocol):
     def make_room(self, cache: Cache | None, canvas_size: int, pending: np.ndarray | None = None) -> Room:
         """A room for a canvas after ``cache`` and the ``pending`` ids (``new_room``)."""
 
-    def next_token(self, ids: np.ndarray, room: Room, at: int) -> np.ndarray:
-        """Causally encode ``ids`` (n,) as context into the room's slots [at, at + n), after
-        the keys before ``at`` (later slots unseen); the distribution over the token after
-        the last of them (vocab,), float32 (``left_to_right.py``)."""
+    def next_tokens(self, ids: np.ndarray, room: Room, at: int, position: int, sees: np.ndarray) -> np.ndarray:
+        """Encode ``ids`` (n,) as context into the room's slots [at, at + n), all at
+        ``position``: row i sees the slots before ``at`` where ``sees[i]`` ((n, at) bool)
+        and itself, never a later slot. So one pass extends every beam of a search by a
+        token, each after its own tokens (``left_to_right.py``). The distribution over the
+        token after each row (n, vocab), float32."""
 
     def probabilities(self, canvas: np.ndarray, cache: Cache | Room, where: np.ndarray | None = None) -> np.ndarray:
         """One refinement step of canvas (L,): each scored position's distribution over the

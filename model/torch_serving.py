@@ -34,9 +34,11 @@ class TorchServing:
         return new_room(self.config, cache, canvas_size, pending)
 
     @torch.no_grad()
-    def next_token(self, ids: np.ndarray, room: Room, at: int) -> np.ndarray:
+    def next_tokens(self, ids: np.ndarray, room: Room, at: int, position: int, sees: np.ndarray) -> np.ndarray:
         tokens = torch.from_numpy(np.asarray(ids, dtype=np.int64))[None]
-        logits = self.editor.next_token_logits(tokens, _tensors(room.layers), at)  # writes into the room
+        visible = torch.from_numpy(np.asarray(sees, dtype=bool))
+        # Writes into the room.
+        logits = self.editor.next_tokens_logits(tokens, _tensors(room.layers), at, position, visible)
         return logits.float().softmax(-1).numpy()
 
     @torch.no_grad()

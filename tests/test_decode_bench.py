@@ -63,7 +63,8 @@ def test_bench_decode_on_held_out_spans_prints_a_row_per_decoder(
     left_to_right, all_at_once = rows[-2].split(), rows[[d.name for d in DECODERS].index(ALL_AT_ONCE)].split()
     assert left_to_right[-7] == "2" and left_to_right[-5] == "1.00"  # cases, tokens per pass
     head = rows[-1].split()
-    assert head[-7] == "2" and head[-5] == "1.00"  # one token per pass, by construction
+    # At most one token of the line per pass, by construction (a pass writes a token of every beam).
+    assert head[-7] == "2" and 0.0 <= float(head[-5]) <= 1.0
     # Everything committed in the first pass: as many tokens per pass as per answer, and
     # the whole 16-position canvas in that one pass.
     assert all_at_once[-5] == all_at_once[-2] and all_at_once[-1] == "16.00"

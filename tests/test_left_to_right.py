@@ -37,14 +37,14 @@ class Scripted(TorchServing):
         super().__init__(network.editor)
         self.script, self.calls = script, 0
 
-    def next_token(self, ids: np.ndarray, room: Room, at: int) -> np.ndarray:
+    def next_tokens(self, ids: np.ndarray, room: Room, at: int, position: int, sees: np.ndarray) -> np.ndarray:
         distribution = np.full(TOKENIZER.vocab_size, 1e-6, dtype=np.float32)
         if self.calls == 0:
             distribution[TOKENIZER.encode("\n")[0]] = 0.9
         distribution[self.script[min(self.calls, len(self.script) - 1)]] = 0.09
         self.calls += 1
         normalised: np.ndarray = distribution / distribution.sum()
-        return normalised
+        return np.tile(normalised, (len(ids), 1))  # every beam alike
 
 
 PREFIX, SUFFIX = "def f(value):\n    return val", "\n"
@@ -78,7 +78,45 @@ def test_no_line_within_the_cap_is_no_candidate(tokenizer_free_network: TorchSer
     ids = _ids()
     network = Scripted(tokenizer_free_network, [*TOKENIZER.encode(TOKENIZER.decode(ids[-1:])),
                                                 *TOKENIZER.encode(" x")])
-    assert write_line(network, TOKENIZER, ids, network.encode_context(np.array(ids)), PREFIX, SUFFIX) is None
+    assert write_line(network, TOKENIZER, ids, network.encode_context(np.array(ids)), PREFIX, SUFFIX, beams=1) is None
+
+
+class Forking(TorchServing):
+    """A tiny random network whose head, after ``fork``, likes ``bad`` (which ends the line
+    in a way the suffix refuses) more than ``good``; and after ``good``, a newline."""
+
+    def __init__(self, network: TorchServing, fork: str, bad: str, good: str) -> None:
+        super().__init__(network.editor)
+        self.fork, self.bad, self.good = (TOKENIZER.encode(t) for t in (fork, bad, good))
+        self.newline = TOKENIZER.encode("\n")[0]
+        self.rows: list[int] = []  # the token each row of the last pass was
+
+    def next_tokens(self, ids: np.ndarray, room: Room, at: int, position: int, sees: np.ndarray) -> np.ndarray:
+        rows = np.full((len(ids), TOKENIZER.vocab_size), 1e-6, dtype=np.float32)
+        for row, token in enumerate(ids):
+            if int(token) in self.fork:
+                rows[row, self.bad[0]], rows[row, self.good[0]] = 0.6, 0.3
+            elif int(token) in (*self.bad, *self.good):
+                rows[row, self.newline] = 0.9
+            else:  # the context's last token: the fork's first
+                rows[row, self.fork[0]] = 0.9
+        normalised: np.ndarray = rows / rows.sum(-1, keepdims=True)
+        return normalised
+
+
+def test_a_beam_finds_the_line_that_fits_where_greedy_writing_does_not(tokenizer_free_network: TorchServing) -> None:
+    prefix, suffix = "def f(value):\n    return ", ")\n"
+    ids = [TOKENIZER.suffix_id, *TOKENIZER.encode(suffix), TOKENIZER.prefix_id, *TOKENIZER.encode(prefix)]
+    network = Forking(tokenizer_free_network, " max", "]", ")")
+    assert len(network.fork) == len(network.good) == len(network.bad) == 1  # one token each
+    cache = network.encode_context(np.array(ids))
+    # Greedy: " max" then "]", and the line "max]" does not end like the suffix's ")".
+    assert write_line(network, TOKENIZER, ids, cache, prefix, suffix, beams=1) is None
+    written = write_line(network, TOKENIZER, ids, cache, prefix, suffix, beams=2)
+    assert written is not None and written.text == "max" and written.healed == " "
+    assert written.log_probs[0] == pytest.approx(0.0, abs=0.01)  # healed: only tokens starting with " "
+    assert written.log_probs[1:] == pytest.approx([math.log(0.3 / (0.9 + 8190e-6)), math.log(0.9 / (0.9 + 8191e-6))],
+                                                  rel=1e-3)
 
 
 def _completer(network: TorchServing, check: Calibrator | None) -> FimCompleter:
@@ -112,6 +150,6 @@ def test_the_demo_shows_the_canvas_denoised_whatever_wrote_the_suggestion(capsys
     for block in blocks:
         assert "suggestion │" in block
         from_canvas = " tokens in " in block.split("confidence │", 1)[1].split("\n", 1)[0] \
-            and "as many passes" not in block
+            and "beam search" not in block
         # A suggestion from a copy, a continuation or the next-token head comes with the canvas's own try.
         assert from_canvas or ("the canvas alone, denoised in parallel:" in block and "canvas │" in block)

@@ -42,23 +42,37 @@ def test_every_serving_entry_point_matches_the_torch_network() -> None:
             np.testing.assert_allclose(v2, v, atol=1e-5, rtol=1e-4)
 
 
-def test_next_token_continues_the_context_as_one_causal_pass() -> None:
+def test_next_tokens_extends_each_beam_as_one_causal_pass_of_its_own_tokens() -> None:
     rng = np.random.default_rng(2)
-    context = rng.integers(0, 256, 12)
+    context = rng.integers(0, 256, 11)
+    other = np.concatenate([context[:9], [(context[9] + 1) % 256]])  # a second beam, forking at token 9
     torch_network, ort_network = tiny_pair()
     editor = torch_network.editor
-    with torch.no_grad():  # the whole context in one causal pass: the distribution after each token
-        hidden, _ = editor._run(torch.from_numpy(context)[None], 0, torch.ones(12, 12, dtype=torch.bool).tril(), None)
-        expected = editor.logits(hidden[0]).softmax(-1).numpy()
+
+    def causal(ids: np.ndarray) -> np.ndarray:  # the distribution after each token, one causal pass
+        with torch.no_grad():
+            n = len(ids)
+            hidden, _ = editor._run(torch.from_numpy(ids)[None], 0, torch.ones(n, n, dtype=torch.bool).tril(), None)
+            return editor.logits(hidden[0]).softmax(-1).numpy()
+
+    expected, forked = causal(context), causal(other)
     runner: ServingNetwork
     for runner in (torch_network, ort_network):
         room = new_room(runner.config, runner.encode_context(context[:8]), 6, None)
         for keys, values in room.layers:  # slots not written yet must not be seen
             keys[:, 8:], values[:, 8:] = 7.0, -7.0
-        np.testing.assert_allclose(runner.next_token(context[8:10], room, 8), expected[9], atol=1e-6, rtol=1e-4)
-        np.testing.assert_allclose(runner.next_token(context[10:11], room, 10), expected[10], atol=1e-6, rtol=1e-4)
-        # Written again at the same slot (another token there), the later slots' old keys unseen.
-        np.testing.assert_allclose(runner.next_token(context[8:9], room, 8), expected[8], atol=1e-6, rtol=1e-4)
+        sees = np.ones((1, 8), dtype=bool)
+        np.testing.assert_allclose(runner.next_tokens(context[8:9], room, 8, 8, sees)[0], expected[8],
+                                   atol=1e-6, rtol=1e-4)
+        # Two beams after slot 8, in slots 9 and 10, both at position 9: neither sees the other.
+        both = runner.next_tokens(np.array([context[9], other[9]]), room, 9, 9, np.ones((2, 9), dtype=bool))
+        np.testing.assert_allclose(both[0], expected[9], atol=1e-6, rtol=1e-4)
+        np.testing.assert_allclose(both[1], forked[9], atol=1e-6, rtol=1e-4)
+        # The first beam goes on in slot 11, at position 10, seeing its own slot 9 and not slot 10.
+        sees = np.ones((1, 11), dtype=bool)
+        sees[0, 10] = False
+        np.testing.assert_allclose(runner.next_tokens(context[10:11], room, 11, 10, sees)[0], expected[10],
+                                   atol=1e-6, rtol=1e-4)
 
 
 def test_the_int8_graph_serves_nearly_the_same_distributions() -> None:

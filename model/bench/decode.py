@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from model.inference import CompletionRequest, FimCompleter
+from model.left_to_right import BEAMS
 from model.sampler import CommitRule
 from model.serving import ServedModel
 
@@ -131,13 +132,14 @@ def run_decode_bench(loaded: ServedModel, cases: list[FimCase], canvas_size: int
     return rows
 
 
-NEXT_TOKEN_HEAD = "next-token head, left to right (no canvas)"
+NEXT_TOKEN_HEAD = f"next-token head, beam of {BEAMS} (no canvas)"
 
 
 def _left_to_right_row(completer: FimCompleter, cases: list[FimCase]) -> DecodeRow:
-    """The next-token head writing the line (``left_to_right.py``): one token per pass, no
-    canvas (its canvas/pass is its tokens per pass); no line fits → an empty answer."""
-    exact = tokens = 0
+    """The next-token head writing the line (``left_to_right.py``): a beam search, each
+    pass a token for every beam, no canvas (its canvas/pass is its tokens per pass); no
+    line fits → an empty answer."""
+    exact = tokens = passes = 0
     elapsed = 0.0
     for case in cases:
         started = time.perf_counter()
@@ -145,9 +147,10 @@ def _left_to_right_row(completer: FimCompleter, cases: list[FimCase]) -> DecodeR
         elapsed += time.perf_counter() - started
         exact += same_code("" if written is None else written.text, case.middle)
         tokens += 0 if written is None else len(written.tokens)
-    n = max(1, len(cases))
-    return DecodeRow(NEXT_TOKEN_HEAD, len(cases), exact / n, 1.0,
-                     tokens / max(elapsed, 1e-9), 1000 * elapsed / n, tokens / n, 1.0)
+        passes += 0 if written is None else written.passes
+    n, per_pass = max(1, len(cases)), tokens / max(1, passes)
+    return DecodeRow(NEXT_TOKEN_HEAD, len(cases), exact / n, per_pass,
+                     tokens / max(elapsed, 1e-9), 1000 * elapsed / n, tokens / n, per_pass)
 
 
 def format_rows(rows: list[DecodeRow]) -> str:
