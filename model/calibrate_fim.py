@@ -19,7 +19,7 @@ from model.copy_check import CHECK_FEATURES, CHECKED_KINDS, CONFIG_KEY
 from model.corpus import SourceFile
 from model.fim_examples import SPAN_MIX, SpanKind, choose_span
 from model.fim_patterns import COPY_KINDS, LineIndex, RelatedLines, copy_candidate
-from model.inference import CompletionRequest, FimCompleter
+from model.inference import CompletionRequest, FimCompleter, source_texts
 from model.left_to_right import CONFIG_KEY as LEFT_TO_RIGHT_KEY
 from model.left_to_right import FEATURE_NAMES as LEFT_TO_RIGHT_FEATURES
 from model.line_continuation import CONFIG_KEY as CONTINUATION_KEY
@@ -244,7 +244,8 @@ def calibrate_left_to_right(model_dir: Path, dev_files: list[SourceFile], seed: 
             continue
         network_text = completer.complete(
             CompletionRequest(prefix, suffix, copy_lines=False, left_to_right=False))[0].text
-        rows.append(written.features(network_text, statement_parses(prefix, written.text, suffix)))
+        other_texts = source_texts(*completer.other_sources(CompletionRequest(prefix, suffix)))
+        rows.append(written.features(network_text, statement_parses(prefix, written.text, suffix), other_texts))
         labels.append(same_code(written.text, middle))
     return fit_half_and_report(model_dir, LEFT_TO_RIGHT_KEY, LEFT_TO_RIGHT_FEATURES, rows, labels,
                                "lines written left to right", f"on {len(rows)} of {len(cases)} held-out spans")

@@ -96,6 +96,11 @@ def confidence_of(denoised: Denoised, end_ids: frozenset[int]) -> tuple[float, i
     return min(MAX_CONFIDENCE, 0.5 * math.exp(sum(logs) / max(1, len(logs)))), len(logs)
 
 
+def source_texts(copied: Candidate | None, continuations: list[Continuation]) -> list[str]:
+    """What the candidates that need no network (``FimCompleter.other_sources``) write."""
+    return [copied.text] if copied is not None else [c.text for c in continuations]
+
+
 class FimCompleter:
     def __init__(self, loaded: ServedModel) -> None:
         self.network = loaded.network
@@ -148,11 +153,9 @@ class FimCompleter:
         """Up to ``request.candidates`` distinct candidates, best first. Raises Cancelled."""
         if should_stop():
             raise Cancelled
-        copied = self._copied_line(request) if request.copy_lines else None
+        copied, continuations = self.other_sources(request)
         if copied is not None and request.candidates == 1 and copied.confidence >= COPY_SKIPS_MODEL_AT:
             return [copied]
-        continuations = self.continuations(request.prefix, request.suffix, request.related) \
-            if request.copy_lines and copied is None else []
         settings = SamplerSettings(request.canvas_size, request.threshold, request.max_steps, request.rule,
                                    request.length_first, request.freeze_tail)
         ids, room = self.prepare(request.prefix, request.suffix, settings.canvas_size)
@@ -177,8 +180,8 @@ class FimCompleter:
             elif continued is not None:  # the same text twice: keep the more confident
                 patterned = [continued if c.text == continued.text and continued.confidence > c.confidence else c
                              for c in patterned]
-        written = self._written_line(ids, room, request, middle_from_canvas(tok, runs[0].tokens), statement,
-                                     should_stop)
+        written = self._written_line(ids, room, request, middle_from_canvas(tok, runs[0].tokens),
+                                     source_texts(copied, continuations), statement, should_stop)
         if written is not None:
             patterned.append(written)
         if request.candidates > 1 and room.pending is None:
@@ -204,6 +207,16 @@ class FimCompleter:
                 candidates.append(pattern)
         candidates.sort(key=lambda c: c.confidence, reverse=True)
         return candidates[: request.candidates]
+
+    def other_sources(self, request: CompletionRequest) -> tuple[Candidate | None, list[Continuation]]:
+        """The request's copied line (``fim_patterns.py``), or else its line continuations:
+        the candidates that need no network."""
+        if not request.copy_lines:
+            return None, []
+        copied = self._copied_line(request)
+        if copied is not None:
+            return copied, []
+        return None, self.continuations(request.prefix, request.suffix, request.related)
 
     def _needs_parse_check(self, values: list[float], request: CompletionRequest, alone: bool) -> bool:
         """Skipped only for the server (a threshold is set): when the check can't move the
@@ -309,11 +322,12 @@ class FimCompleter:
         return write_line(self.network, self.tokenizer, ids, cache, prefix, suffix)
 
     def _written_line(
-        self, ids: list[int], room: Room, request: CompletionRequest, network_text: str,
+        self, ids: list[int], room: Room, request: CompletionRequest, network_text: str, other_texts: list[str],
         statement: CursorStatement, should_stop: Callable[[], bool],
     ) -> Candidate | None:
         """The line the next-token head writes, as confident as its calibrator says from its
-        token probabilities, whether the canvas says the same, and whether it parses."""
+        token probabilities, whether the canvas or another source (``other_texts``) says the
+        same, and whether it parses."""
         check = self.left_to_right_check
         if check is None or not request.left_to_right or room.pending is not None:
             return None
@@ -323,7 +337,8 @@ class FimCompleter:
         def give_up(log_probs: list[float], line: str) -> bool:
             """Nothing it can still become reaches the server's threshold."""
             agreeable = network_text.startswith(line) or (network_text + rest).startswith(line)
-            return threshold is not None and best_reachable(check, log_probs, agreeable) < threshold
+            elsewhere = any(text.startswith(line) or (text + rest).startswith(line) for text in other_texts)
+            return threshold is not None and best_reachable(check, log_probs, agreeable, elsewhere) < threshold
 
         written = write_line(self.network, self.tokenizer, ids, room.context_cache(), request.prefix,
                              request.suffix, should_stop, give_up)
@@ -331,8 +346,8 @@ class FimCompleter:
             raise Cancelled
         if written is None:
             return None
-        values = self._parse_checked(check, written.features(network_text, UNKNOWN_PARSE), LEFT_TO_RIGHT_PARSES,
-                                     request, statement, written.text)
+        values = self._parse_checked(check, written.features(network_text, UNKNOWN_PARSE, other_texts),
+                                     LEFT_TO_RIGHT_PARSES, request, statement, written.text)
         length = len(written.tokens)
         trace: list[str] = []
         for i in range(1, length + 1 if request.keep_trace else 1):  # the line as it is written

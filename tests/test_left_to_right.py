@@ -119,9 +119,25 @@ def test_a_beam_finds_the_line_that_fits_where_greedy_writing_does_not(tokenizer
                                                   rel=1e-3)
 
 
-def _completer(network: TorchServing, check: Calibrator | None) -> FimCompleter:
-    calibration = {} if check is None else {CONFIG_KEY: check.to_dict(FEATURE_NAMES)}
+def _completer(network: TorchServing, check: Calibrator | None, copies: float = 0.0) -> FimCompleter:
+    calibration: dict[str, object] = {} if check is None else {CONFIG_KEY: check.to_dict(FEATURE_NAMES)}
+    if copies:  # copied lines of one agreeing line, right this often
+        calibration["fim_copy"] = {"copy_agree_1": {"precision": copies}}
     return FimCompleter(ServedModel(network, TOKENIZER, {"calibration": calibration}))
+
+
+def test_a_line_that_another_source_also_writes_is_more_confident(tokenizer_free_network: TorchServing) -> None:
+    elsewhere = FEATURE_NAMES.index("elsewhere")
+    check = Calibrator(tuple(4.0 if i == elsewhere else 0.0 for i in range(len(FEATURE_NAMES))), -2.0)
+    for above, expected in (("    return value + 1\n", 1 / (1 + math.exp(-2.0))), ("    pass\n", 1 / (1 + math.exp(2.0)))):
+        prefix = f"def f(value):\n{above}\n\ndef g(value):\n    return val"
+        ids = [TOKENIZER.suffix_id, *TOKENIZER.encode(SUFFIX), TOKENIZER.prefix_id, *TOKENIZER.encode(prefix)]
+        script = TOKENIZER.encode(TOKENIZER.decode(ids[-1:]) + "ue + 1\n")
+        completer = _completer(Scripted(tokenizer_free_network, script), check, copies=0.3)
+        best = completer.complete(CompletionRequest(prefix, SUFFIX))[0]
+        # The line above copied says the same as the head: the head's line, more confident than either alone.
+        assert best.text == "ue + 1" and best.copied == KIND
+        assert best.confidence == pytest.approx(expected)
 
 
 def test_the_completer_offers_it_once_calibrated(tokenizer_free_network: TorchServing) -> None:
