@@ -72,6 +72,9 @@ def build_parser() -> argparse.ArgumentParser:
     train.add_argument("--no-download", action="store_true", help="standard library only, no pip")
     train.add_argument("--max-files", type=int, help="cap the training files (smoke runs)")
     train.add_argument("--next-edit-fraction", type=float, default=0.3, help="share of next-edit batches")
+    train.add_argument("--context-loss-weight", type=float, default=0.5,
+                       help="weight of the next-token loss on the context, which trains the head that writes "
+                            "lines left to right (the canvas's loss has weight 1)")
     train.add_argument("--init-from", type=Path,
                        help="warm-start from a model folder; a run's stable/ folder also brings its optimizer "
                             "state and continues at the peak learning rate (no warmup)")

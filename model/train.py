@@ -294,7 +294,8 @@ def train(config: TrainConfig, tokenizer: CodeTokenizer) -> dict[str, float]:
     started = last_save = time.time()
     last_log, window_tokens, window_steps, dev_losses = time.time(), 0, 0, {}
     parameters = sum(p.numel() for p in core.parameters()) / 1e6
-    log.info("training %.1fM parameters from step %d on %d files", parameters, step, len(train_files))
+    log.info("training %.1fM parameters from step %d on %d files (context next-token loss weight %g)", parameters,
+             step, len(train_files), config.context_loss_weight)
     before: dict[str, float] = {}
     if config.evaluate_first and rank == 0:
         before = {f"before_{k}": v for k, v in evaluate(core, dev_fim, dev_edits, tokenizer, config, use_bf16).items()}

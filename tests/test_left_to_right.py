@@ -129,7 +129,8 @@ def _completer(network: TorchServing, check: Calibrator | None, copies: float = 
 def test_a_line_that_another_source_also_writes_is_more_confident(tokenizer_free_network: TorchServing) -> None:
     elsewhere = FEATURE_NAMES.index("elsewhere")
     check = Calibrator(tuple(4.0 if i == elsewhere else 0.0 for i in range(len(FEATURE_NAMES))), -2.0)
-    for above, expected in (("    return value + 1\n", 1 / (1 + math.exp(-2.0))), ("    pass\n", 1 / (1 + math.exp(2.0)))):
+    agreed, alone = 1 / (1 + math.exp(-2.0)), 1 / (1 + math.exp(2.0))
+    for above, expected in (("    return value + 1\n", agreed), ("    pass\n", alone)):
         prefix = f"def f(value):\n{above}\n\ndef g(value):\n    return val"
         ids = [TOKENIZER.suffix_id, *TOKENIZER.encode(SUFFIX), TOKENIZER.prefix_id, *TOKENIZER.encode(prefix)]
         script = TOKENIZER.encode(TOKENIZER.decode(ids[-1:]) + "ue + 1\n")

@@ -94,7 +94,9 @@ def test_a_wsd_run_keeps_its_weights_before_the_cooldown_and_a_new_run_continues
     # The cooldown starts at step 2, so the last progress line shows the peak — unless a
     # warmup (200 steps by default) were still climbing.
     resumed = redraft("-v", "train", "--work-dir", str(work), "--run-name", "next", "--steps", "2",
-                      "--decay-fraction", "0.01", "--init-from", str(stable), *TINY, cwd=tmp_path)
+                      "--decay-fraction", "0.01", "--init-from", str(stable), "--context-loss-weight", "1",
+                      *TINY, cwd=tmp_path)
     assert resumed.returncode == 0, resumed.stderr
+    assert "(context next-token loss weight 1)" in resumed.stderr
     assert "continuing the optimizer state" in resumed.stderr
     assert "step 2/2 (100%)" in resumed.stderr and "lr 1.50e-03" in resumed.stderr
