@@ -54,6 +54,11 @@ class Written:
     log_probs: list[float]  # of each token written
     passes: int = 0  # the network's passes that wrote it (every beam's token in one pass)
 
+    @property
+    def score(self) -> float:
+        """What the beam search ranks lines by: the sum of their tokens' log-probabilities."""
+        return sum(self.log_probs)
+
     def features(self, network_text: str, parsed: float, other_texts: list[str]) -> list[float]:
         """The calibrator's inputs (``FEATURE_NAMES``); ``parsed``: ``calibration.statement_parses``;
         ``other_texts``: the request's copied line or line continuations."""
@@ -134,7 +139,7 @@ def write_line(
     alive = [_Beam([], [], [start])]
     finished: list[Written] = []
     inputs, free, passes = [ids[start]], start, 0
-    while alive and not (finished and max(_score(w) for w in finished) >= alive[0].score):
+    while alive and not (finished and max(w.score for w in finished) >= alive[0].score):
         if should_stop():
             return None
         sees = np.zeros((len(alive), free), dtype=bool)
@@ -174,9 +179,5 @@ def write_line(
             if len(tokens) < MAX_TOKENS:
                 alive.append(_Beam(tokens, log_probs, [*parent.slots, free + len(alive)]))
                 inputs.append(token)
-    best = max(finished, key=_score, default=None)
+    best = max(finished, key=lambda written: written.score, default=None)
     return None if best is None else replace(best, passes=passes)
-
-
-def _score(written: Written) -> float:
-    return sum(written.log_probs)
