@@ -173,15 +173,16 @@ class FimCompleter:
         # Candidates from copies and continuations; the file's and the corpus's continuations
         # may differ, and an Invoked request shows both.
         patterned = [copied] if copied is not None else []
+        network_text = middle_from_canvas(tok, runs[0].tokens)  # what the candidates agree with or not
         for continuation in continuations:
-            continued = self._continued(continuation, runs[0], request, statement, continuations)
+            continued = self._continued(continuation, runs[0], network_text, request, statement, continuations)
             if continued is not None and all(c.text != continued.text for c in patterned):
                 patterned.append(continued)
             elif continued is not None:  # the same text twice: keep the more confident
                 patterned = [continued if c.text == continued.text and continued.confidence > c.confidence else c
                              for c in patterned]
-        written = self._written_line(ids, room, request, middle_from_canvas(tok, runs[0].tokens),
-                                     source_texts(copied, continuations), statement, should_stop)
+        written = self._written_line(ids, room, request, network_text, source_texts(copied, continuations),
+                                     statement, should_stop)
         if written is not None:
             patterned.append(written)
         if request.candidates > 1 and room.pending is None:
@@ -279,17 +280,17 @@ class FimCompleter:
         return [c for c in found if c is not None]
 
     def _continued(
-        self, continuation: Continuation, network_run: Denoised, request: CompletionRequest,
+        self, continuation: Continuation, network_run: Denoised, network_text: str, request: CompletionRequest,
         statement: CursorStatement, offered: list[Continuation],
     ) -> Candidate | None:
         """A continuation of the line (``line_continuation.py``, ``phrase_table.py``), as
         confident as its calibrator says from its support, the network's first pass,
-        whether the network wrote the same, and whether its statement parses with it."""
+        whether the network wrote the same (``network_text``, the run's answer), and
+        whether its statement parses with it."""
         check = self.continuation_check if continuation.kind == CONTINUED else self.phrase_check
         if check is None or network_run.first_pass is None:
             return None
-        values = self.continuation_features(continuation, network_run.first_pass,
-                                            middle_from_canvas(self.tokenizer, network_run.tokens), request.prefix,
+        values = self.continuation_features(continuation, network_run.first_pass, network_text, request.prefix,
                                             offered)
         if values is None:
             return None

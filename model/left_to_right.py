@@ -107,10 +107,11 @@ def line_end(prefix: str, suffix: str, written: str) -> str | None:
 
 @dataclass(frozen=True)
 class _Beam:
-    """A line being written: its tokens, their log-probabilities and the room's slots
-    holding their keys/values (the last token's written by the next pass)."""
+    """A line being written: its tokens, their text, their log-probabilities and the room's
+    slots holding their keys/values (the last token's written by the next pass)."""
 
     tokens: list[int]
+    text: str
     log_probs: list[float]
     slots: list[int]
 
@@ -136,7 +137,7 @@ def write_line(
     start = len(ids) - 2 if healed else len(ids) - 1  # the position whose output is the first token
     room = new_room(network.config, [(k[:, :start], v[:, :start]) for k, v in cache], 1 + beams * MAX_TOKENS, None)
     ends = {tokenizer.end_of_middle_id, tokenizer.pad_id, tokenizer.mask_id}
-    alive = [_Beam([], [], [start])]
+    alive = [_Beam([], "", [], [start])]
     finished: list[Written] = []
     inputs, free, passes = [ids[start]], start, 0
     while alive and not (finished and max(w.score for w in finished) >= alive[0].score):
@@ -152,9 +153,8 @@ def write_line(
         passes += 1
         children: list[tuple[float, _Beam, int, float]] = []
         for beam, distribution in zip(alive, distributions, strict=True):
-            text = tokenizer.decode(beam.tokens)
-            if len(text) < len(healed):  # still writing the healed text again
-                distribution = np.where(_consistent_with(tokenizer, healed[len(text):]), distribution, 0.0)
+            if len(beam.text) < len(healed):  # still writing the healed text again
+                distribution = np.where(_consistent_with(tokenizer, healed[len(beam.text):]), distribution, 0.0)
             total = float(distribution.sum()) or 1.0
             for token in np.argsort(-distribution)[:beams]:
                 probability = float(distribution[token]) / total
@@ -177,7 +177,7 @@ def write_line(
                     finished.append(Written(placed, tokens, healed, log_probs))
                 continue
             if len(tokens) < MAX_TOKENS:
-                alive.append(_Beam(tokens, log_probs, [*parent.slots, free + len(alive)]))
+                alive.append(_Beam(tokens, text, log_probs, [*parent.slots, free + len(alive)]))
                 inputs.append(token)
     best = max(finished, key=lambda written: written.score, default=None)
     return None if best is None else replace(best, passes=passes)
