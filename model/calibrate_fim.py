@@ -233,15 +233,20 @@ LEFT_TO_RIGHT_CASES = 3_000  # two network runs each (~40 ms): a few minutes
 def calibrate_left_to_right(model_dir: Path, dev_files: list[SourceFile], seed: int = 8) -> str:
     """Fit the confidence of the line the next-token head writes (``left_to_right.py``) on
     half of the held-out spans where it writes one, write it into ``model_dir/config.json``,
-    and report it on the other half."""
+    and report it on the other half. Fitted on the beam's most likely line of each span,
+    though the server ranks every line the beam finished by it: fitted on every finished
+    line instead, it showed fewer right lines at 0.3 (held-out dev, 2,000 spans, session
+    22's weights: 227 of 383 against 237 of 397), the same at threshold 0 (HumanEval
+    pass@1 95)."""
     completer = FimCompleter(load_served_model(model_dir))
     rows: list[list[float]] = []
     labels: list[bool] = []
     cases = dev_cases(dev_files, LEFT_TO_RIGHT_CASES, seed)
     for prefix, middle, suffix in cases:
-        written = completer.written_line(prefix, suffix)
-        if written is None:
+        lines = completer.written_lines(prefix, suffix)
+        if not lines:
             continue
+        written = lines[0]
         network_text = completer.complete(
             CompletionRequest(prefix, suffix, copy_lines=False, left_to_right=False))[0].text
         other_texts = source_texts(*completer.other_sources(CompletionRequest(prefix, suffix)))

@@ -9,7 +9,8 @@ its own, for the rest of a line or one whole line.
 
 A small beam search writes it, not greedy writing: the line must end as the suffix's line
 goes on, and the likeliest first tokens often lead to a line that doesn't. All the beams
-advance in one pass per token, each in slots of its own in the room.
+advance in one pass per token, each in slots of its own in the room. The search returns
+every line it finished; the caller's calibrator, not the beam's score, picks among them.
 
 Token healing: the prefix ends wherever the cursor is, often inside what the tokenizer
 would write as one token (``"\\n\\n"`` before an indented line is ``"\\n\\n   "``), and the
@@ -120,16 +121,17 @@ class _Beam:
         return sum(self.log_probs)
 
 
-def write_line(
+def write_lines(
     network: ServingNetwork, tokenizer: CodeTokenizer, ids: list[int], cache: Cache, prefix: str, suffix: str,
     should_stop: Callable[[], bool] = lambda: False, give_up: Callable[[list[float], str], bool] = lambda *_: False,
     beams: int = BEAMS,
-) -> Written | None:
-    """The cursor's line after the context ``ids`` whose keys/values are ``cache`` (the
-    room's context, left untouched): the most likely line (sum of log-probabilities) a beam
-    search of ``beams`` finds (1: greedy) that fits the suffix within ``MAX_TOKENS``. A
-    beam ends when ``give_up`` says so from its log-probabilities and line so far. None
-    when no line was found or the caller said stop (which the caller checks itself).
+) -> list[Written]:
+    """The cursor's lines after the context ``ids`` whose keys/values are ``cache`` (the
+    room's context, left untouched): the distinct lines that fit the suffix within
+    ``MAX_TOKENS`` a beam search of ``beams`` (1: greedy) finished, the most likely (sum of
+    log-probabilities) first. The search stops once no beam still going can beat the best
+    finished line. A beam ends when ``give_up`` says so from its log-probabilities and line
+    so far. Empty when no line was found or the caller said stop (which it checks itself).
 
     One pass per token extends every beam: each beam's token goes into a slot of its own
     and sees the context and its own earlier slots (``ServingNetwork.next_tokens``)."""
@@ -142,7 +144,7 @@ def write_line(
     inputs, free, passes = [ids[start]], start, 0
     while alive and not (finished and max(w.score for w in finished) >= alive[0].score):
         if should_stop():
-            return None
+            return []
         sees = np.zeros((len(alive), free), dtype=bool)
         sees[:, :start] = True
         for row, beam in enumerate(alive):
@@ -179,5 +181,7 @@ def write_line(
             if len(tokens) < MAX_TOKENS:
                 alive.append(_Beam(tokens, text, log_probs, [*parent.slots, free + len(alive)]))
                 inputs.append(token)
-    best = max(finished, key=lambda written: written.score, default=None)
-    return None if best is None else replace(best, passes=passes)
+    lines: dict[str, Written] = {}  # a text written with other tokens is the same line
+    for written in sorted(finished, key=lambda written: -written.score):
+        lines.setdefault(written.text, replace(written, passes=passes))
+    return list(lines.values())

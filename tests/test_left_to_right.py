@@ -1,6 +1,7 @@
 """The line written by the next-token head: where it ends, token healing, and the completer
 offering it only once calibrated."""
 
+import itertools
 import math
 
 import numpy as np
@@ -8,7 +9,7 @@ import pytest
 
 from model.calibration import Calibrator
 from model.inference import CompletionRequest, FimCompleter
-from model.left_to_right import CONFIG_KEY, FEATURE_NAMES, KIND, line_end, write_line
+from model.left_to_right import CONFIG_KEY, FEATURE_NAMES, KIND, line_end, write_lines
 from model.model_folder import SHIPPED_DIR
 from model.serving import Room, ServedModel
 from model.tokenizer import CodeTokenizer
@@ -62,8 +63,9 @@ def test_the_cut_token_is_written_again_then_the_line_to_its_end(tokenizer_free_
     script = TOKENIZER.encode(healed + "ue + 1\n")
     network = Scripted(tokenizer_free_network, script)
     cache = network.encode_context(np.array(ids))
-    written = write_line(network, TOKENIZER, ids, cache, PREFIX, SUFFIX)
-    assert written is not None
+    lines = write_lines(network, TOKENIZER, ids, cache, PREFIX, SUFFIX)
+    assert lines
+    written = lines[0]
     # The newline the head preferred first was refused: it does not write the cut token again.
     assert written.text == "ue + 1" and written.healed == healed
     assert written.tokens == script and len(written.log_probs) == len(script)
@@ -78,7 +80,7 @@ def test_no_line_within_the_cap_is_no_candidate(tokenizer_free_network: TorchSer
     ids = _ids()
     network = Scripted(tokenizer_free_network, [*TOKENIZER.encode(TOKENIZER.decode(ids[-1:])),
                                                 *TOKENIZER.encode(" x")])
-    assert write_line(network, TOKENIZER, ids, network.encode_context(np.array(ids)), PREFIX, SUFFIX, beams=1) is None
+    assert write_lines(network, TOKENIZER, ids, network.encode_context(np.array(ids)), PREFIX, SUFFIX, beams=1) == []
 
 
 class Forking(TorchServing):
@@ -111,12 +113,36 @@ def test_a_beam_finds_the_line_that_fits_where_greedy_writing_does_not(tokenizer
     assert len(network.fork) == len(network.good) == len(network.bad) == 1  # one token each
     cache = network.encode_context(np.array(ids))
     # Greedy: " max" then "]", and the line "max]" does not end like the suffix's ")".
-    assert write_line(network, TOKENIZER, ids, cache, prefix, suffix, beams=1) is None
-    written = write_line(network, TOKENIZER, ids, cache, prefix, suffix, beams=2)
-    assert written is not None and written.text == "max" and written.healed == " "
+    assert write_lines(network, TOKENIZER, ids, cache, prefix, suffix, beams=1) == []
+    lines = write_lines(network, TOKENIZER, ids, cache, prefix, suffix, beams=2)
+    assert [line.text for line in lines] == ["max"]
+    written = lines[0]
+    assert written.healed == " "
     assert written.log_probs[0] == pytest.approx(0.0, abs=0.01)  # healed: only tokens starting with " "
     assert written.log_probs[1:] == pytest.approx([math.log(0.3 / (0.9 + 8190e-6)), math.log(0.9 / (0.9 + 8191e-6))],
                                                   rel=1e-3)
+
+
+def test_the_calibrator_not_the_beam_s_score_ranks_the_lines(tokenizer_free_network: TorchServing) -> None:
+    prefix, suffix = "def f(value):\n    return ", "\n"
+    ids = [TOKENIZER.suffix_id, *TOKENIZER.encode(suffix), TOKENIZER.prefix_id, *TOKENIZER.encode(prefix)]
+    network = Forking(tokenizer_free_network, " value", "s", "2")  # both lines end where the line does
+    lines = write_lines(network, TOKENIZER, ids, network.encode_context(np.array(ids)), prefix, suffix)
+    assert [line.text for line in lines][:2] == ["values", "value2"]  # the more likely first
+    assert all(a.score >= b.score for a, b in itertools.pairwise(lines)) and len({line.passes for line in lines}) == 1
+    # A calibrator (scripted) that trusts the less likely tokens more: it ranks them first.
+    mean_logp = FEATURE_NAMES.index("mean_logp")
+    doubting = Calibrator(tuple(-1.0 if i == mean_logp else 0.0 for i in range(len(FEATURE_NAMES))), -3.0)
+    expected = [line.text for line in sorted(lines, key=lambda line: line.score / len(line.log_probs))]
+    assert expected[0] != "values"
+    completer = _completer(network, doubting)
+    invoked = completer.complete(CompletionRequest(prefix, suffix, candidates=5, copy_lines=False))
+    written = [c for c in invoked if c.copied == KIND]
+    assert [c.text for c in written] == expected  # an Invoked request gets the runner-ups too
+    assert all(a.confidence > b.confidence for a, b in itertools.pairwise(written))
+    # Automatic: one candidate; the line the beam liked best is not it.
+    automatic = completer.complete(CompletionRequest(prefix, suffix, copy_lines=False))
+    assert len(automatic) == 1 and automatic[0].text != "values"
 
 
 def _completer(network: TorchServing, check: Calibrator | None, copies: float = 0.0) -> FimCompleter:
