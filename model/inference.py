@@ -335,23 +335,14 @@ class FimCompleter:
         check = self.left_to_right_check
         if check is None or not request.left_to_right or room.pending is not None:
             return []
-        threshold = request.min_confidence
-        rest = request.suffix.split("\n", 1)[0]
-
-        def give_up(log_probs: list[float], line: str) -> bool:
-            """Nothing it can still become reaches the server's threshold."""
-            agreeable = network_text.startswith(line) or (network_text + rest).startswith(line)
-            elsewhere = any(text.startswith(line) or (text + rest).startswith(line) for text in other_texts)
-            return threshold is not None and best_reachable(check, log_probs, agreeable, elsewhere) < threshold
-
+        ranking = _ByConfidence(check, request, statement, network_text, other_texts)
         lines = write_lines(self.network, self.tokenizer, ids, room.context_cache(), request.prefix,
-                            request.suffix, should_stop, give_up)
+                            request.suffix, should_stop, ranking)
         if should_stop():
             raise Cancelled
         candidates = []
         for written in lines:
-            values = self._parse_checked(check, written.features(network_text, UNKNOWN_PARSE, other_texts),
-                                         LEFT_TO_RIGHT_PARSES, request, statement, written.text)
+            values = ranking.features(written)
             length = len(written.tokens)
             trace: list[str] = []
             for i in range(1, length + 1 if request.keep_trace else 1):  # the line as it is written
@@ -391,6 +382,40 @@ class FimCompleter:
                 raise Cancelled
             runs.append(run)
         return runs
+
+
+@dataclass
+class _ByConfidence:
+    """The server's ranking of the lines the head writes (``left_to_right.LineRanking``):
+    their calibrated confidence. A line being written could at best become one the canvas
+    or another source (``other_texts``) also writes, if it is still a start of one."""
+
+    check: Calibrator
+    request: CompletionRequest
+    statement: CursorStatement
+    network_text: str
+    other_texts: list[str]
+    measured: dict[str, list[float]] = field(default_factory=dict)  # each finished line's features
+
+    @property
+    def floor(self) -> float:
+        return -math.inf if self.request.min_confidence is None else self.request.min_confidence
+
+    def features(self, written: Written) -> list[float]:
+        if written.text not in self.measured:
+            values = written.features(self.network_text, UNKNOWN_PARSE, self.other_texts)
+            self.measured[written.text] = FimCompleter._parse_checked(
+                self.check, values, LEFT_TO_RIGHT_PARSES, self.request, self.statement, written.text)
+        return self.measured[written.text]
+
+    def value(self, written: Written) -> float:
+        return min(MAX_CONFIDENCE, self.check(self.features(written)))
+
+    def reachable(self, log_probs: list[float], line: str) -> float:
+        rest = self.request.suffix.split("\n", 1)[0]
+        agreeable = self.network_text.startswith(line) or (self.network_text + rest).startswith(line)
+        elsewhere = any(text.startswith(line) or (text + rest).startswith(line) for text in self.other_texts)
+        return best_reachable(self.check, log_probs, agreeable, elsewhere)
 
 
 def copy_precisions(calibration: object) -> dict[str, float]:

@@ -24,6 +24,7 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from functools import cache, lru_cache
+from typing import Protocol
 
 import numpy as np
 
@@ -121,17 +122,48 @@ class _Beam:
         return sum(self.log_probs)
 
 
+def _line(text: str, healed: str) -> str:
+    """What a beam's text writes after the cursor: nothing until it has written ``healed``."""
+    return text[len(healed):] if text.startswith(healed) else ""
+
+
+class LineRanking(Protocol):
+    """What the caller ranks finished lines by, and the most a line being written could
+    still get: the beam search drops a beam that can't reach ``floor`` or beat the best
+    line finished so far."""
+
+    @property
+    def floor(self) -> float: ...
+
+    def value(self, written: Written) -> float: ...
+
+    def reachable(self, log_probs: list[float], line: str) -> float: ...
+
+
+@dataclass(frozen=True)
+class ByScore:
+    """The network alone: the sum of log-probabilities, which a token more can only lower."""
+
+    floor: float = -math.inf
+
+    def value(self, written: Written) -> float:
+        return written.score
+
+    def reachable(self, log_probs: list[float], line: str) -> float:
+        return sum(log_probs)
+
+
 def write_lines(
     network: ServingNetwork, tokenizer: CodeTokenizer, ids: list[int], cache: Cache, prefix: str, suffix: str,
-    should_stop: Callable[[], bool] = lambda: False, give_up: Callable[[list[float], str], bool] = lambda *_: False,
-    beams: int = BEAMS,
+    should_stop: Callable[[], bool] = lambda: False, ranking: LineRanking = ByScore(), beams: int = BEAMS,
 ) -> list[Written]:
     """The cursor's lines after the context ``ids`` whose keys/values are ``cache`` (the
     room's context, left untouched): the distinct lines that fit the suffix within
     ``MAX_TOKENS`` a beam search of ``beams`` (1: greedy) finished, the most likely (sum of
-    log-probabilities) first. The search stops once no beam still going can beat the best
-    finished line. A beam ends when ``give_up`` says so from its log-probabilities and line
-    so far. Empty when no line was found or the caller said stop (which it checks itself).
+    log-probabilities) first, none valued below ``ranking.floor``. A beam ends once
+    ``ranking`` says it can't reach the floor or beat the best line finished so far; the
+    search, when no beam is left. Empty when no line was found or the caller said stop
+    (which it checks itself).
 
     One pass per token extends every beam: each beam's token goes into a slot of its own
     and sees the context and its own earlier slots (``ServingNetwork.next_tokens``)."""
@@ -139,10 +171,22 @@ def write_lines(
     start = len(ids) - 2 if healed else len(ids) - 1  # the position whose output is the first token
     room = new_room(network.config, [(k[:, :start], v[:, :start]) for k, v in cache], 1 + beams * MAX_TOKENS, None)
     ends = {tokenizer.end_of_middle_id, tokenizer.pad_id, tokenizer.mask_id}
-    alive = [_Beam([], "", [], [start])]
     finished: list[Written] = []
+    best = -math.inf  # the value of the best line finished so far
+
+    def hopeless(log_probs: list[float], line: str) -> bool:
+        reachable = ranking.reachable(log_probs, line)
+        return reachable < ranking.floor or reachable <= best
+
+    alive = [_Beam([], "", [], [start])]
     inputs, free, passes = [ids[start]], start, 0
-    while alive and not (finished and max(w.score for w in finished) >= alive[0].score):
+    while alive:
+        if passes:  # lines finished in the last pass may leave beams written before them hopeless
+            kept = [beam for beam in alive if not hopeless(beam.log_probs, _line(beam.text, healed))]
+            alive = [replace(beam, slots=[*beam.slots[:-1], free + row]) for row, beam in enumerate(kept)]
+            inputs = [beam.tokens[-1] for beam in alive]
+            if not alive:
+                break
         if should_stop():
             return []
         sees = np.zeros((len(alive), free), dtype=bool)
@@ -170,15 +214,19 @@ def write_lines(
                 break
             tokens, log_probs = [*parent.tokens, token], [*parent.log_probs, log_prob]
             text = tokenizer.decode(tokens)
-            line = text[len(healed):] if text.startswith(healed) else ""
-            if token in ends or give_up(log_probs, line):
+            line = _line(text, healed)
+            if token in ends:
                 continue
-            if "\n" in line:
+            if "\n" in line:  # finished: kept if worth showing, though it may not beat the best
                 placed = line_end(prefix, suffix, line)
                 if placed is not None and placed.strip():
-                    finished.append(Written(placed, tokens, healed, log_probs))
+                    written = Written(placed, tokens, healed, log_probs)
+                    value = ranking.value(written)
+                    if value >= ranking.floor:
+                        finished.append(written)
+                        best = max(best, value)
                 continue
-            if len(tokens) < MAX_TOKENS:
+            if len(tokens) < MAX_TOKENS and not hopeless(log_probs, line):
                 alive.append(_Beam(tokens, text, log_probs, [*parent.slots, free + len(alive)]))
                 inputs.append(token)
     lines: dict[str, Written] = {}  # a text written with other tokens is the same line

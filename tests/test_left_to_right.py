@@ -3,13 +3,14 @@ offering it only once calibrated."""
 
 import itertools
 import math
+from dataclasses import dataclass
 
 import numpy as np
 import pytest
 
 from model.calibration import Calibrator
 from model.inference import CompletionRequest, FimCompleter
-from model.left_to_right import CONFIG_KEY, FEATURE_NAMES, KIND, line_end, write_lines
+from model.left_to_right import CONFIG_KEY, FEATURE_NAMES, KIND, Written, line_end, write_lines
 from model.model_folder import SHIPPED_DIR
 from model.serving import Room, ServedModel
 from model.tokenizer import CodeTokenizer
@@ -123,26 +124,43 @@ def test_a_beam_finds_the_line_that_fits_where_greedy_writing_does_not(tokenizer
                                                   rel=1e-3)
 
 
-def test_the_calibrator_not_the_beam_s_score_ranks_the_lines(tokenizer_free_network: TorchServing) -> None:
+@dataclass(frozen=True)
+class Wanting:
+    """A ranking (``LineRanking``) that values one line only, and knows which lines being
+    written can still become it."""
+
+    wanted: str
+    floor: float = 0.5
+
+    def value(self, written: Written) -> float:
+        return float(written.text == self.wanted)
+
+    def reachable(self, log_probs: list[float], line: str) -> float:
+        return float(self.wanted.startswith(line))
+
+
+def test_the_caller_s_ranking_not_the_beam_s_score_decides_which_lines_are_kept(
+    tokenizer_free_network: TorchServing,
+) -> None:
     prefix, suffix = "def f(value):\n    return ", "\n"
     ids = [TOKENIZER.suffix_id, *TOKENIZER.encode(suffix), TOKENIZER.prefix_id, *TOKENIZER.encode(prefix)]
     network = Forking(tokenizer_free_network, " value", "s", "2")  # both lines end where the line does
-    lines = write_lines(network, TOKENIZER, ids, network.encode_context(np.array(ids)), prefix, suffix)
-    assert [line.text for line in lines][:2] == ["values", "value2"]  # the more likely first
+    cache = network.encode_context(np.array(ids))
+    lines = write_lines(network, TOKENIZER, ids, cache, prefix, suffix)
+    assert [line.text for line in lines][:2] == ["values", "value2"]  # by score: the more likely first
     assert all(a.score >= b.score for a, b in itertools.pairwise(lines)) and len({line.passes for line in lines}) == 1
-    # A calibrator (scripted) that trusts the less likely tokens more: it ranks them first.
+    # A ranking that wants the less likely line: the others are never kept.
+    assert [line.text for line in write_lines(network, TOKENIZER, ids, cache, prefix, suffix,
+                                              ranking=Wanting("value2"))] == ["value2"]
+    assert write_lines(network, TOKENIZER, ids, cache, prefix, suffix, ranking=Wanting("value3")) == []
+    # The server's ranking, its calibrator: an Invoked request also gets the runner-up.
     mean_logp = FEATURE_NAMES.index("mean_logp")
-    doubting = Calibrator(tuple(-1.0 if i == mean_logp else 0.0 for i in range(len(FEATURE_NAMES))), -3.0)
-    expected = [line.text for line in sorted(lines, key=lambda line: line.score / len(line.log_probs))]
-    assert expected[0] != "values"
-    completer = _completer(network, doubting)
-    invoked = completer.complete(CompletionRequest(prefix, suffix, candidates=5, copy_lines=False))
+    trusting = Calibrator(tuple(1.0 if i == mean_logp else 0.0 for i in range(len(FEATURE_NAMES))), 1.0)
+    invoked = _completer(network, trusting).complete(CompletionRequest(prefix, suffix, candidates=5, copy_lines=False))
     written = [c for c in invoked if c.copied == KIND]
-    assert [c.text for c in written] == expected  # an Invoked request gets the runner-ups too
+    assert [c.text for c in written][:2] == ["values", "value2"]
     assert all(a.confidence > b.confidence for a, b in itertools.pairwise(written))
-    # Automatic: one candidate; the line the beam liked best is not it.
-    automatic = completer.complete(CompletionRequest(prefix, suffix, copy_lines=False))
-    assert len(automatic) == 1 and automatic[0].text != "values"
+    assert written[1].confidence == pytest.approx(trusting(written[1].features))
 
 
 def _completer(network: TorchServing, check: Calibrator | None, copies: float = 0.0) -> FimCompleter:
@@ -153,29 +171,34 @@ def _completer(network: TorchServing, check: Calibrator | None, copies: float = 
 
 
 def test_a_line_that_another_source_also_writes_is_more_confident(tokenizer_free_network: TorchServing) -> None:
-    elsewhere = FEATURE_NAMES.index("elsewhere")
-    check = Calibrator(tuple(4.0 if i == elsewhere else 0.0 for i in range(len(FEATURE_NAMES))), -2.0)
-    agreed, alone = 1 / (1 + math.exp(-2.0)), 1 / (1 + math.exp(2.0))
-    for above, expected in (("    return value + 1\n", agreed), ("    pass\n", alone)):
+    elsewhere, mean_logp = FEATURE_NAMES.index("elsewhere"), FEATURE_NAMES.index("mean_logp")
+    weights = [0.0] * len(FEATURE_NAMES)
+    weights[elsewhere], weights[mean_logp] = 4.0, 1.0
+    check = Calibrator(tuple(weights), -2.0)
+    for above, agreed in (("    return value + 1\n", True), ("    pass\n", False)):
         prefix = f"def f(value):\n{above}\n\ndef g(value):\n    return val"
         ids = [TOKENIZER.suffix_id, *TOKENIZER.encode(SUFFIX), TOKENIZER.prefix_id, *TOKENIZER.encode(prefix)]
         script = TOKENIZER.encode(TOKENIZER.decode(ids[-1:]) + "ue + 1\n")
         completer = _completer(Scripted(tokenizer_free_network, script), check, copies=0.3)
         best = completer.complete(CompletionRequest(prefix, SUFFIX))[0]
-        # The line above copied says the same as the head: the head's line, more confident than either alone.
         assert best.text == "ue + 1" and best.copied == KIND
-        assert best.confidence == pytest.approx(expected)
+        assert best.features[elsewhere] == float(agreed) and best.features[mean_logp] > -0.2
+        assert best.confidence == pytest.approx(check(best.features))
+        # The line above copied says the same as the head: the head's line, more confident than either alone.
+        assert (best.confidence > 0.5) == agreed
 
 
 def test_the_completer_offers_it_once_calibrated(tokenizer_free_network: TorchServing) -> None:
     ids = _ids()
     script = TOKENIZER.encode(TOKENIZER.decode(ids[-1:]) + "ue + 1\n")
-    sure = Calibrator((0.0,) * len(FEATURE_NAMES), 3.0)  # 0.95 whatever the features
+    # Sure of likely lines: about 0.95 for the scripted one.
+    sure = Calibrator(tuple(1.0 if name == "mean_logp" else 0.0 for name in FEATURE_NAMES), 3.0)
     request = CompletionRequest(PREFIX, SUFFIX, candidates=3, copy_lines=False)
     answers = {c.text: c for c in _completer(Scripted(tokenizer_free_network, script), sure).complete(request)}
     written = answers["ue + 1"]
-    assert written.copied == KIND and written.confidence == pytest.approx(1 / (1 + math.exp(-3.0)))
     assert len(written.features) == len(FEATURE_NAMES)
+    assert written.copied == KIND and written.confidence == pytest.approx(sure(written.features))
+    assert written.confidence > 0.9
     # Not asked for, or not calibrated (an older model folder): never offered.
     for check, wanted in ((sure, False), (None, True)):
         completer = _completer(Scripted(tokenizer_free_network, script), check)
