@@ -329,9 +329,9 @@ class FimCompleter:
         """The lines the next-token head's beam search finished, most confident first, each
         as confident as its calibrator says from its token probabilities, whether the canvas
         or another source (``other_texts``) says the same, and whether it parses. The
-        calibrator, not the beam's score, ranks them: through the server (session 22's
-        weights) HumanEval single-line pass@1 at threshold 0 went 89 → 95, and at 0.3 the
-        shown lines stayed level (1,000 fresh spans: 141 of 228 right either way)."""
+        calibrator, not the beam's score, ranks them and prunes the search (``_ByConfidence``):
+        through the server (session 22's weights) HumanEval single-line pass@1 at threshold
+        0 went 89 → 102; at 0.3, 1,000 fresh spans, 141 right of 228 shown → 149 of 250."""
         check = self.left_to_right_check
         if check is None or not request.left_to_right or room.pending is not None:
             return []
