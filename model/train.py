@@ -16,6 +16,7 @@ the peak with no warmup and no climb, while the cooled-down weights are the ones
 
 from __future__ import annotations
 
+import gc
 import json
 import logging
 import math
@@ -344,6 +345,9 @@ def train(config: TrainConfig, tokenizer: CodeTokenizer) -> dict[str, float]:
             break
     if dist.is_initialized():
         dist.barrier()
+        # The DDP wrapper's reducer holds the group: freed first, while the group still works.
+        del network
+        gc.collect()
         if owns_group:  # a gloo thread still running when the process exits aborts it (SIGABRT)
             dist.destroy_process_group()
     return {**before, **dev_losses}
