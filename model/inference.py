@@ -8,6 +8,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 
 import numpy as np
 
@@ -342,15 +343,14 @@ class FimCompleter:
             raise Cancelled
         candidates = []
         for written in lines:
-            values = ranking.features(written)
             length = len(written.tokens)
             trace: list[str] = []
             for i in range(1, length + 1 if request.keep_trace else 1):  # the line as it is written
                 state = self.tokenizer.decode(written.tokens[:i])[len(written.healed):].split("\n")[0]
                 if state and (not trace or state != trace[-1]):
                     trace.append(state)
-            candidates.append(Candidate(written.text, min(MAX_CONFIDENCE, check(values)), written.passes, length,
-                                        trace, values, copied=LEFT_TO_RIGHT))
+            candidates.append(Candidate(written.text, ranking.value(written), written.passes, length, trace,
+                                        ranking.features(written), copied=LEFT_TO_RIGHT))
         return sorted(candidates, key=lambda c: -c.confidence)
 
     def _copied_line(self, request: CompletionRequest) -> Candidate | None:
@@ -411,10 +411,18 @@ class _ByConfidence:
     def value(self, written: Written) -> float:
         return min(MAX_CONFIDENCE, self.check(self.features(written)))
 
+    @cached_property
+    def _becomes(self) -> tuple[tuple[str, ...], tuple[str, ...]]:
+        """What a line could still become the canvas's / another source's text as: the text,
+        or the text and the rest of the cursor's line (found once, not on every beam's token)."""
+        rest = self.request.suffix.partition("\n")[0]
+        return ((self.network_text, self.network_text + rest),
+                tuple(t for text in self.other_texts for t in (text, text + rest)))
+
     def reachable(self, log_probs: list[float], line: str) -> float:
-        rest = self.request.suffix.split("\n", 1)[0]
-        agreeable = self.network_text.startswith(line) or (self.network_text + rest).startswith(line)
-        elsewhere = any(text.startswith(line) or (text + rest).startswith(line) for text in self.other_texts)
+        canvas, others = self._becomes
+        agreeable = any(text.startswith(line) for text in canvas)
+        elsewhere = any(text.startswith(line) for text in others)
         return best_reachable(self.check, log_probs, agreeable, elsewhere)
 
 

@@ -181,9 +181,9 @@ def write_lines(
         return reachable < ranking.floor or reachable <= best
 
     alive = [_Beam([], "", [], [start])]
-    inputs, free, passes = [ids[start]], start, 0
+    inputs, free, passes, checked_against = [ids[start]], start, 0, best
     while alive:
-        if passes:  # lines finished in the last pass may leave beams written before them hopeless
+        if best > checked_against:  # a line finished after some beams were checked: check them again
             kept = [beam for beam in alive if not hopeless(beam.log_probs, _line(beam.text, healed))]
             alive = [replace(beam, slots=[*beam.slots[:-1], free + row]) for row, beam in enumerate(kept)]
             inputs = [beam.tokens[-1] for beam in alive]
@@ -199,6 +199,7 @@ def write_lines(
                                             sees)
         free += len(alive)
         passes += 1
+        checked_against = best
         children: list[tuple[float, _Beam, int, float]] = []
         for beam, distribution in zip(alive, distributions, strict=True):
             if len(beam.text) < len(healed):  # still writing the healed text again
