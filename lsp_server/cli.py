@@ -75,6 +75,9 @@ def build_parser() -> argparse.ArgumentParser:
     train.add_argument("--context-loss-weight", type=float, default=0.5,
                        help="weight of the next-token loss on the context, which trains the head that writes "
                             "lines left to right (the canvas's loss has weight 1)")
+    train.add_argument("--written-loss-weight", type=float, default=0.5,
+                       help="weight of that head's loss on what it writes at the cursor (the middle and the "
+                            "suffix's first line, after the prefix); 0: not trained")
     train.add_argument("--init-from", type=Path,
                        help="warm-start from a model folder; a run's stable/ folder also brings its optimizer "
                             "state and continues at the peak learning rate (no warmup)")

@@ -203,6 +203,7 @@ def train(args: argparse.Namespace) -> int:
         decay_fraction=args.decay_fraction,
         next_edit_fraction=args.next_edit_fraction,
         context_loss_weight=args.context_loss_weight,
+        written_loss_weight=args.written_loss_weight,
         eval_every=max(1, min(250, args.steps or 20_000)),
         network=NetworkConfig(vocab_size=tokenizer.vocab_size, n_layer=args.layers, n_head=args.heads,
                               d_model=args.width, mlp_hidden=3 * args.width),

@@ -28,6 +28,15 @@ class Batch:
     context: Tensor  # (batch, C) left-padded
     context_valid: Tensor  # (batch, C) bool
     targets: Tensor  # (batch, L)
+    # What the head writes after the context (FimExample.written), right-padded: (batch, W),
+    # and which of it is real; None when no example has any.
+    written: Tensor | None = None
+    written_valid: Tensor | None = None
+
+    def to(self, device: torch.device) -> Batch:
+        return Batch(self.context.to(device), self.context_valid.to(device), self.targets.to(device),
+                     None if self.written is None else self.written.to(device),
+                     None if self.written_valid is None else self.written_valid.to(device))
 
 
 @dataclass(frozen=True)
@@ -45,7 +54,15 @@ def collate(examples: list[FimExample], pad_id: int) -> Batch:
         context[row, width - n :] = torch.tensor(example.context)
         valid[row, width - n :] = True
     targets = torch.tensor([e.targets for e in examples], dtype=torch.long)
-    return Batch(context, valid, targets)
+    longest = max(len(e.written) for e in examples)
+    if longest == 0:
+        return Batch(context, valid, targets)
+    written = torch.full((len(examples), longest), pad_id, dtype=torch.long)
+    written_valid = torch.zeros((len(examples), longest), dtype=torch.bool)
+    for row, example in enumerate(examples):
+        written[row, : len(example.written)] = torch.tensor(example.written, dtype=torch.long)
+        written_valid[row, : len(example.written)] = True
+    return Batch(context, valid, targets, written, written_valid)
 
 
 MAX_ATTEMPTS_PER_EXAMPLE = 50
@@ -82,7 +99,8 @@ def batch_stream(
                                             config.next_edit_budget, canvas_size)
             else:
                 text = rng.choices(files, cum_weights=cumulative)[0].text
-                example = make_example(tokenizer, text, rng, config.budget, canvas_size, span_mix)
+                example = make_example(tokenizer, text, rng, config.budget, canvas_size, span_mix,
+                                       config.written_tokens if config.written_loss_weight > 0 else 0)
             if example is not None:
                 examples.append(example)
         yield collate(examples, tokenizer.pad_id)

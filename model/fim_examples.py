@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import enum
 import random
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from model.formats import ContextBudget, canvas_targets, context_ids
 from model.tokenizer import CodeTokenizer
@@ -42,6 +42,9 @@ def parse_span_mix(raw: dict[str, float]) -> dict[SpanKind, float]:
 class FimExample:
     context: list[int]  # <|suffix|> suffix <|prefix|> prefix, unpadded
     targets: list[int]  # canvas: middle <|eom|> <|pad|>…
+    # What the next-token head writes at the cursor (left_to_right.py): the middle and then
+    # the suffix's first line, tokenized as one text; empty when not trained (next edit).
+    written: list[int] = field(default_factory=list)
 
 
 def _line_starts(text: str) -> list[int]:
@@ -83,9 +86,11 @@ def make_example(
     budget: ContextBudget,
     canvas_size: int,
     span_mix: dict[SpanKind, float] | None = None,
+    written_tokens: int = 0,
 ) -> FimExample | None:
     """One FIM example from ``text`` (spans drawn from ``span_mix``, default ``SPAN_MIX``);
-    None when the chosen span is empty or blank."""
+    None when the chosen span is empty or blank. ``written_tokens``: at most this many
+    tokens of what the head writes at the cursor (``FimExample.written``), 0 for none."""
     mix = span_mix or SPAN_MIX
     kind = rng.choices(list(mix), weights=list(mix.values()))[0]
     start, end = choose_span(text, kind, rng)
@@ -99,4 +104,10 @@ def make_example(
         middle_ids = middle_ids[: canvas_size - 1]
         end = start + offsets[len(middle_ids) - 1][1]
     context = context_ids(tokenizer, text[:start], text[end:], budget)
-    return FimExample(context, canvas_targets(tokenizer, middle_ids, canvas_size))
+    written: list[int] = []
+    if written_tokens > 0:
+        # The serving head writes the middle, then must meet the suffix: through its first
+        # line, so that it learns where a middle ends as well as what it says.
+        line_end = text.find("\n", end)
+        written = tokenizer.encode(text[start: len(text) if line_end < 0 else line_end + 1])[:written_tokens]
+    return FimExample(context, canvas_targets(tokenizer, middle_ids, canvas_size), written)

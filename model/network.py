@@ -167,11 +167,14 @@ class DiffusionEditor(nn.Module):
 
     def _run(
         self, ids: Tensor, start: int, mask: Tensor | None, cache: KVCache | None,
-        room_at: int | None = None, position: int | None = None,
+        room_at: int | None = None, position: int | None = None, positions: Tensor | None = None,
     ) -> tuple[Tensor, KVCache]:
         """``position``: every row at that one position (the rows of a beam search's tree,
-        ``next_tokens_logits``), instead of ``start`` onwards."""
-        if position is None:
+        ``next_tokens_logits``), instead of ``start`` onwards; ``positions``: each row's own."""
+        if positions is not None:
+            cos, sin = self._rope(0, int(positions.max()) + 1, ids.device)
+            rope = cos[positions], sin[positions]
+        elif position is None:
             rope = self._rope(start, ids.shape[1], ids.device)
         else:
             cos, sin = self._rope(position, 1, ids.device)
@@ -184,12 +187,22 @@ class DiffusionEditor(nn.Module):
         return x, new_cache
 
     def forward(self, context: Tensor, context_valid: Tensor, canvas: Tensor,
-                canvas_valid: Tensor | None = None) -> Tensor:
+                canvas_valid: Tensor | None = None, written: Tensor | None = None,
+                written_valid: Tensor | None = None) -> Tensor:
         """Training pass. context (batch, C) left-padded, context_valid (batch, C) bool,
         canvas (batch, L), canvas_valid (batch, L) bool when canvases differ in length
-        (the expand/delete arm). Returns hidden states (batch, C + L, d_model)."""
-        mask = training_mask(context_valid, canvas.shape[1], canvas_valid)
-        hidden, _ = self._run(torch.cat([context, canvas], dim=1), 0, mask, None)
+        (the expand/delete arm); written (batch, W), what the head writes after the context
+        (right-padded, written_valid): it takes the positions after the context, as the
+        serving head's tokens do, beside the canvas's, and only it sees itself. Returns
+        hidden states (batch, C + L [+ W], d_model)."""
+        mask = training_mask(context_valid, canvas.shape[1], canvas_valid, written_valid)
+        if written is None:
+            hidden, _ = self._run(torch.cat([context, canvas], dim=1), 0, mask, None)
+            return hidden
+        ctx, device = context.shape[1], context.device
+        positions = torch.cat([torch.arange(ctx + canvas.shape[1], device=device),
+                               ctx + torch.arange(written.shape[1], device=device)])
+        hidden, _ = self._run(torch.cat([context, canvas, written], dim=1), 0, mask, None, positions=positions)
         return hidden
 
     def encode_context(self, ids: Tensor, cache: KVCache | None = None) -> KVCache:
@@ -256,17 +269,24 @@ class DiffusionEditor(nn.Module):
         return self.logits(hidden)
 
 
-def training_mask(context_valid: Tensor, canvas_size: int, canvas_valid: Tensor | None = None) -> Tensor:
+def training_mask(context_valid: Tensor, canvas_size: int, canvas_valid: Tensor | None = None,
+                  written_valid: Tensor | None = None) -> Tensor:
     """(batch, 1, T, T) bool: context causal over valid keys; canvas sees valid context
-    and the whole (valid) canvas. Every row keeps its diagonal so padded rows stay finite."""
+    and the whole (valid) canvas; the written tokens after the canvas (``written_valid``)
+    see valid context and, causally, themselves, and nothing sees them. Every row keeps
+    its diagonal so padded rows stay finite."""
     batch, ctx = context_valid.shape
-    total = ctx + canvas_size
     device = context_valid.device
     if canvas_valid is None:
         canvas_valid = torch.ones(batch, canvas_size, dtype=torch.bool, device=device)
-    key_valid = torch.cat([context_valid, canvas_valid], dim=1)
+    if written_valid is None:
+        written_valid = torch.zeros(batch, 0, dtype=torch.bool, device=device)
+    written = written_valid.shape[1]
+    total = ctx + canvas_size + written
+    key_valid = torch.cat([context_valid, canvas_valid, written_valid], dim=1)
     causal = torch.ones(total, total, dtype=torch.bool, device=device).tril()
-    causal[ctx:, :] = True  # canvas rows see everything
+    causal[ctx:ctx + canvas_size, :ctx + canvas_size] = True  # canvas rows see context and canvas
+    causal[ctx + canvas_size:, ctx:ctx + canvas_size] = False  # written rows never see the canvas
     mask = causal[None] & key_valid[:, None, :]
     mask |= torch.eye(total, dtype=torch.bool, device=device)[None]
     return mask[:, None]

@@ -25,7 +25,7 @@ import random
 import time
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import torch
 import torch.distributed as dist
@@ -78,6 +78,10 @@ class TrainConfig:
     next_edit_canvas: int = 64
     context_loss_weight: float = 0.5
     context_loss_fraction: float = 0.25  # share of context positions scored per step
+    # The head's loss on what it writes at the cursor (FimExample.written; 0: not trained),
+    # and at most how many tokens of it: the head writes lines of up to 16 tokens.
+    written_loss_weight: float = 0.5
+    written_tokens: int = 40
     eval_every: int = 250
     eval_examples: int = 256
     checkpoint_seconds: float = 300.0
@@ -96,11 +100,16 @@ class TrainConfig:
         return NextEditBudget()
 
 
+class Losses(NamedTuple):
+    diffusion: Tensor  # on the canvas
+    next_token: Tensor  # on sampled context positions
+    written: Tensor  # the head's, on what it writes at the cursor (zero when the batch has none)
+
+
 def losses(
     network: torch.nn.Module, core: DiffusionEditor, batch: Batch, tokenizer: CodeTokenizer,
     config: TrainConfig, generator: torch.Generator | None = None,
-) -> tuple[Tensor, Tensor]:
-    """(diffusion loss on the canvas, next-token loss on sampled context positions)."""
+) -> Losses:
     rate = sample_mask_rate(batch.targets.shape[0], generator)
     targets, canvas_valid, lengths = batch.targets, None, None
     if config.length_handling == "expand_delete":
@@ -115,10 +124,11 @@ def losses(
         middle = torch.arange(batch.targets.shape[1])[None, :] < lengths[:, None]
         masked = masked & middle
         noised = torch.where(masked, noised, batch.targets)
-    hidden = network(batch.context, batch.context_valid, noised, canvas_valid)  # (batch, C + L, d)
-    ctx = batch.context.shape[1]
+    # (batch, C + L [+ W], d)
+    hidden = network(batch.context, batch.context_valid, noised, canvas_valid, batch.written, batch.written_valid)
+    ctx, canvas_end = batch.context.shape[1], batch.context.shape[1] + noised.shape[1]
     # Logits only where a token is masked: the output layer is the costliest part.
-    canvas_logits = core.logits(hidden[:, ctx:][masked]).float()  # (masked, vocab)
+    canvas_logits = core.logits(hidden[:, ctx:canvas_end][masked]).float()  # (masked, vocab)
     ce = F.cross_entropy(canvas_logits, targets[masked], reduction="none")
     if canvas_valid is not None:
         # Merged and inserted masks are there whatever t is: weight by the share of the
@@ -133,7 +143,13 @@ def losses(
     keep = scorable & (torch.rand(scorable.shape, generator=generator) < config.context_loss_fraction)
     ctx_logits = core.logits(hidden[:, : ctx - 1][keep]).float()
     next_token = F.cross_entropy(ctx_logits, batch.context[:, 1:][keep]) if keep.any() else hidden.sum() * 0
-    return diffusion, next_token
+    written = hidden.sum() * 0
+    if batch.written is not None and batch.written_valid is not None and batch.written_valid.any():
+        # The last context position writes the first token; each written token, the next.
+        writers = torch.cat([hidden[:, ctx - 1: ctx], hidden[:, canvas_end:-1]], dim=1)
+        valid = batch.written_valid
+        written = F.cross_entropy(core.logits(writers[valid]).float(), batch.written[valid])
+    return Losses(diffusion, next_token, written)
 
 
 def progress_line(
@@ -180,17 +196,20 @@ def evaluate(
     """Held-out losses with a fixed noise seed, so numbers compare across runs."""
     core.eval()
     generator = torch.Generator().manual_seed(1234)
-    totals = {"dev_diffusion": 0.0, "dev_next_token": 0.0, "dev_next_edit": 0.0}
+    totals = {"dev_diffusion": 0.0, "dev_next_token": 0.0, "dev_written": 0.0, "dev_next_edit": 0.0}
     for name, batches in (("dev_diffusion", dev), ("dev_next_edit", dev_edits)):
         for batch in batches:
             with torch.autocast("cpu", dtype=torch.bfloat16, enabled=autocast):
-                diffusion, next_token = losses(core, core, batch, tokenizer, config, generator)
-            totals[name] += diffusion.item() / len(batches)
+                measured = losses(core, core, batch, tokenizer, config, generator)
+            totals[name] += measured.diffusion.item() / len(batches)
             if name == "dev_diffusion":
-                totals["dev_next_token"] += next_token.item() / len(batches)
+                totals["dev_next_token"] += measured.next_token.item() / len(batches)
+                totals["dev_written"] += measured.written.item() / len(batches)
     core.train()
     if not dev_edits:
         del totals["dev_next_edit"]
+    if all(batch.written is None for batch in dev):
+        del totals["dev_written"]
     return totals
 
 
@@ -295,8 +314,9 @@ def train(config: TrainConfig, tokenizer: CodeTokenizer) -> dict[str, float]:
     started = last_save = time.time()
     last_log, window_tokens, window_steps, dev_losses = time.time(), 0, 0, {}
     parameters = sum(p.numel() for p in core.parameters()) / 1e6
-    log.info("training %.1fM parameters from step %d on %d files (context next-token loss weight %g)", parameters,
-             step, len(train_files), config.context_loss_weight)
+    log.info("training %.1fM parameters from step %d on %d files (next-token loss weight %g on the context, %g on "
+             "what the head writes)", parameters, step, len(train_files), config.context_loss_weight,
+             config.written_loss_weight)
     before: dict[str, float] = {}
     if config.evaluate_first and rank == 0:
         before = {f"before_{k}": v for k, v in evaluate(core, dev_fim, dev_edits, tokenizer, config, use_bf16).items()}
@@ -306,18 +326,19 @@ def train(config: TrainConfig, tokenizer: CodeTokenizer) -> dict[str, float]:
             run.save(core, optimizer, tokenizer, step, tokens, config.run_dir / STABLE_DIR)
             log.info("cooldown starts: the weights before it are in %s", config.run_dir / STABLE_DIR)
         batch = next(stream)
-        batch = Batch(batch.context.to(device), batch.context_valid.to(device), batch.targets.to(device))
+        batch = batch.to(device)
         for group in optimizer.param_groups:
             group["lr"] = learning_rate(step, config)
         with torch.autocast(device.type, dtype=torch.bfloat16, enabled=use_bf16):
-            diffusion, next_token = losses(network, core, batch, tokenizer, config)
-            loss = diffusion + config.context_loss_weight * next_token
+            diffusion, next_token, written = losses(network, core, batch, tokenizer, config)
+            loss = diffusion + config.context_loss_weight * next_token + config.written_loss_weight * written
         optimizer.zero_grad(set_to_none=True)
         loss.backward()  # type: ignore[no-untyped-call]
         torch.nn.utils.clip_grad_norm_(core.parameters(), 1.0)
         optimizer.step()
         step += 1
         batch_tokens = batch.context.numel() + batch.targets.numel()
+        batch_tokens += 0 if batch.written is None else batch.written.numel()
         tokens += batch_tokens * world
         window_tokens += batch_tokens * world
         window_steps += 1

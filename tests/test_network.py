@@ -99,3 +99,25 @@ def test_a_canvas_prefix_pass_reuses_the_rest_of_the_canvas_as_last_computed() -
         changed[0, 0] = (canvas[0, 0] + 1) % 64
         fresh = network.denoise(changed, network.make_room(network.encode_context(context), 6))
         assert not torch.allclose(network.denoise(changed[:, :4], room), fresh[:4])  # stale tail: approximate
+
+
+def test_what_the_head_writes_after_the_context_trains_as_the_served_head_reads_it() -> None:
+    """The written tokens take the positions after the context, beside the canvas: their
+    rows equal the context encoded on with them (the serving head's view), and neither the
+    context nor the canvas sees them."""
+    network = tiny_network()
+    context = torch.randint(0, 64, (2, 12))
+    valid = torch.ones_like(context, dtype=torch.bool)
+    valid[1, :3] = False  # a left-padded row
+    canvas = torch.randint(0, 64, (2, 5))
+    written = torch.randint(0, 64, (2, 4))
+    written_valid = torch.tensor([[True, True, True, True], [True, True, False, False]])
+    with torch.no_grad():
+        plain = network(context, valid, canvas)
+        hidden = network(context, valid, canvas, None, written, written_valid)
+        torch.testing.assert_close(hidden[:, :17], plain)  # nothing before them sees them
+        # The first row's context and written tokens as one causal context, no canvas.
+        ids = torch.cat([context[:1], written[:1]], dim=1)
+        straight = network(ids, torch.ones_like(ids, dtype=torch.bool), ids[:, :0])
+    torch.testing.assert_close(network.logits(hidden[0, 17:]), network.logits(straight[0, 12:]), atol=1e-5, rtol=1e-4)
+    torch.testing.assert_close(network.logits(hidden[0, 11]), network.logits(straight[0, 11]), atol=1e-5, rtol=1e-4)

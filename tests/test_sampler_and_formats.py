@@ -103,6 +103,26 @@ def test_blank_middles_are_not_training_examples(tokenizer: CodeTokenizer) -> No
     assert middles and all(middle.strip() for middle in middles)
 
 
+def test_what_the_head_writes_is_the_middle_then_the_suffix_s_first_line(tokenizer: CodeTokenizer) -> None:
+    text = "def f(x):\n    y = x + 1\n    return y * 2\n\nprint(f(3))\n"
+    rng = random.Random(3)
+    budget = ContextBudget(total=128, max_suffix=40)
+    seen = 0
+    for _ in range(100):
+        example = make_example(tokenizer, text, rng, budget, canvas_size=32, written_tokens=40)
+        if example is None:
+            continue
+        seen += 1
+        middle = tokenizer.decode(example.targets[: example.targets.index(tokenizer.end_of_middle_id)])
+        written = tokenizer.decode(example.written)
+        assert written.startswith(middle)
+        after = written[len(middle):]
+        assert after.count("\n") <= 1 and (after.endswith("\n") or text.endswith(middle + after))
+        assert middle + after in text
+    assert seen > 50
+    assert make_example(tokenizer, text, random.Random(3), budget, canvas_size=32).written == []  # not asked for
+
+
 def test_reused_context_cache_gives_the_same_completion_as_a_fresh_one(tokenizer: CodeTokenizer) -> None:
     from model.architecture import NetworkConfig
     from model.checkpoint import LoadedModel

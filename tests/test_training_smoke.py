@@ -95,8 +95,8 @@ def test_a_wsd_run_keeps_its_weights_before_the_cooldown_and_a_new_run_continues
     # warmup (200 steps by default) were still climbing.
     resumed = redraft("-v", "train", "--work-dir", str(work), "--run-name", "next", "--steps", "2",
                       "--decay-fraction", "0.01", "--init-from", str(stable), "--context-loss-weight", "1",
-                      *TINY, cwd=tmp_path)
+                      "--written-loss-weight", "0.25", *TINY, cwd=tmp_path)
     assert resumed.returncode == 0, resumed.stderr
-    assert "(context next-token loss weight 1)" in resumed.stderr
+    assert "(next-token loss weight 1 on the context, 0.25 on what the head writes)" in resumed.stderr
     assert "continuing the optimizer state" in resumed.stderr
     assert "step 2/2 (100%)" in resumed.stderr and "lr 1.50e-03" in resumed.stderr
