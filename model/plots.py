@@ -41,6 +41,7 @@ def plot_loss_curve(history_path: Path, target: Path | None = None) -> Path | No
     for key, label, style in (("diffusion", "train FIM canvas (last batch)", ":"),
                               ("dev_diffusion", "held-out FIM canvas", "-"),
                               ("dev_next_token", "held-out next token", "-"),
+                              ("dev_written", "held-out head at the cursor", "-"),
                               ("dev_next_edit", "held-out next edit", "-")):
         points = [(t, r[key]) for t, r in zip(tokens, records, strict=True) if key in r]
         if points:
