@@ -110,6 +110,7 @@ def losses(
     network: torch.nn.Module, core: DiffusionEditor, batch: Batch, tokenizer: CodeTokenizer,
     config: TrainConfig, generator: torch.Generator | None = None,
 ) -> Losses:
+    """The batch's losses: the canvas's, the context's next tokens' and the head's at the cursor."""
     rate = sample_mask_rate(batch.targets.shape[0], generator)
     targets, canvas_valid, lengths = batch.targets, None, None
     if config.length_handling == "expand_delete":
