@@ -15,7 +15,9 @@ every line it finished; the caller's calibrator, not the beam's score, picks amo
 Token healing: the prefix ends wherever the cursor is, often inside what the tokenizer
 would write as one token (``"\\n\\n"`` before an indented line is ``"\\n\\n   "``), and the
 head never saw such a cut. So the last prefix token is dropped and the first tokens written
-must write its text again (any token boundaries) before anything else.
+must write its text again (any token boundaries) before anything else. Since session 24
+the head also trains on what it writes after such a cut (``FimExample.written``); served
+without healing it was still worse (142 vs 159 right of 1,000 fresh spans at 0.3).
 """
 
 from __future__ import annotations
