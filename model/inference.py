@@ -395,18 +395,23 @@ class _ByConfidence:
     statement: CursorStatement
     network_text: str
     other_texts: list[str]
-    measured: dict[str, list[float]] = field(default_factory=dict)  # each finished line's features
+    # Each finished text's parse check, once measured: the same text written with other
+    # tokens has other log-probabilities, but parses the same.
+    parsed: dict[str, float] = field(default_factory=dict)
 
     @property
     def floor(self) -> float:
         return -math.inf if self.request.min_confidence is None else self.request.min_confidence
 
     def features(self, written: Written) -> list[float]:
-        if written.text not in self.measured:
-            values = written.features(self.network_text, UNKNOWN_PARSE, self.other_texts)
-            self.measured[written.text] = FimCompleter._parse_checked(
-                self.check, values, LEFT_TO_RIGHT_PARSES, self.request, self.statement, written.text)
-        return self.measured[written.text]
+        values = written.features(self.network_text, self.parsed.get(written.text, UNKNOWN_PARSE), self.other_texts)
+        if written.text in self.parsed:
+            return values
+        values = FimCompleter._parse_checked(self.check, values, LEFT_TO_RIGHT_PARSES, self.request, self.statement,
+                                             written.text)
+        if values[LEFT_TO_RIGHT_PARSES] != UNKNOWN_PARSE:
+            self.parsed[written.text] = values[LEFT_TO_RIGHT_PARSES]
+        return values
 
     def value(self, written: Written) -> float:
         return min(MAX_CONFIDENCE, self.check(self.features(written)))

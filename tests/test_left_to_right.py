@@ -219,3 +219,20 @@ def test_the_demo_shows_the_canvas_denoised_whatever_wrote_the_suggestion(capsys
             and "beam search" not in block
         # A suggestion from a copy, a continuation or the next-token head comes with the canvas's own try.
         assert from_canvas or ("the canvas alone, denoised in parallel:" in block and "canvas │" in block)
+
+
+def test_the_same_line_written_with_other_tokens_keeps_its_own_probabilities() -> None:
+    """The server's ranking measures a text's parse once, but each way of writing it is
+    valued by its own token probabilities."""
+    from model.calibration import CursorStatement
+    from model.inference import _ByConfidence
+
+    check = Calibrator(tuple(1.0 if name == "mean_logp" else 0.0 for name in FEATURE_NAMES), 1.0)
+    prefix, suffix = "def f(x):\n    return ", "\n"
+    ranking = _ByConfidence(check, CompletionRequest(prefix, suffix), CursorStatement(prefix, suffix), "", [])
+    likely = Written("x + 1", [1, 2], "", [-0.1, -0.1])
+    unlikely = Written("x + 1", [3, 4, 5], "", [-2.0, -2.0, -2.0])
+    first, second = ranking.features(unlikely), ranking.features(likely)
+    assert first[FEATURE_NAMES.index("mean_logp")] == -2.0 and second[FEATURE_NAMES.index("mean_logp")] == -0.1
+    assert first[FEATURE_NAMES.index("parses")] == second[FEATURE_NAMES.index("parses")] == 1.0
+    assert ranking.value(likely) > ranking.value(unlikely)
