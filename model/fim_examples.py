@@ -42,8 +42,9 @@ def parse_span_mix(raw: dict[str, float]) -> dict[SpanKind, float]:
 class FimExample:
     context: list[int]  # <|suffix|> suffix <|prefix|> prefix, unpadded
     targets: list[int]  # canvas: middle <|eom|> <|pad|>…
-    # What the next-token head writes at the cursor (left_to_right.py): the middle and then
-    # the suffix's first line, tokenized as one text; empty when not trained (next edit).
+    # What the next-token head writes at the cursor (left_to_right.py), healed as it is
+    # served: the prefix's last token's text again, the middle and the suffix's first line,
+    # tokenized as one text; empty when not trained (next edit) or nothing to heal.
     written: list[int] = field(default_factory=list)
 
 
@@ -105,9 +106,13 @@ def make_example(
         end = start + offsets[len(middle_ids) - 1][1]
     context = context_ids(tokenizer, text[:start], text[end:], budget)
     written: list[int] = []
-    if written_tokens > 0:
-        # The serving head writes the middle, then must meet the suffix: through its first
-        # line, so that it learns where a middle ends as well as what it says.
+    healed = tokenizer.decode(context[-1:]) if context[-1] != tokenizer.prefix_id else ""
+    # The serving head drops the prefix's cut last token and writes its text again, then
+    # the middle, then must meet the suffix: through its first line, so that it learns
+    # where a middle ends as well as what it says. An empty prefix, or a last token that
+    # is part of a character, has nothing to heal: such rare examples train without it.
+    if written_tokens > 0 and healed and "\ufffd" not in healed and text[:start].endswith(healed):
         line_end = text.find("\n", end)
-        written = tokenizer.encode(text[start: len(text) if line_end < 0 else line_end + 1])[:written_tokens]
+        cut = start - len(healed)
+        written = tokenizer.encode(text[cut: len(text) if line_end < 0 else line_end + 1])[:written_tokens]
     return FimExample(context, canvas_targets(tokenizer, middle_ids, canvas_size), written)

@@ -191,17 +191,18 @@ class DiffusionEditor(nn.Module):
                 written_valid: Tensor | None = None) -> Tensor:
         """Training pass. context (batch, C) left-padded, context_valid (batch, C) bool,
         canvas (batch, L), canvas_valid (batch, L) bool when canvases differ in length
-        (the expand/delete arm); written (batch, W), what the head writes after the context
-        (right-padded, written_valid): it takes the positions after the context, as the
-        serving head's tokens do, beside the canvas's, and only it sees itself. Returns
-        hidden states (batch, C + L [+ W], d_model)."""
+        (the expand/delete arm); written (batch, W), what the head writes at the cursor
+        (right-padded, written_valid), healed as served: it takes the positions from the
+        context's last one on, beside the canvas's, sees the context but its last token
+        (the prefix's cut one, written again), and only it sees itself. Returns hidden
+        states (batch, C + L [+ W], d_model)."""
         mask = training_mask(context_valid, canvas.shape[1], canvas_valid, written_valid)
         if written is None:
             hidden, _ = self._run(torch.cat([context, canvas], dim=1), 0, mask, None)
             return hidden
         ctx, device = context.shape[1], context.device
         positions = torch.cat([torch.arange(ctx + canvas.shape[1], device=device),
-                               ctx + torch.arange(written.shape[1], device=device)])
+                               ctx - 1 + torch.arange(written.shape[1], device=device)])
         hidden, _ = self._run(torch.cat([context, canvas, written], dim=1), 0, mask, None, positions=positions)
         return hidden
 
@@ -273,8 +274,9 @@ def training_mask(context_valid: Tensor, canvas_size: int, canvas_valid: Tensor 
                   written_valid: Tensor | None = None) -> Tensor:
     """(batch, 1, T, T) bool: context causal over valid keys; canvas sees valid context
     and the whole (valid) canvas; the written tokens after the canvas (``written_valid``)
-    see valid context and, causally, themselves, and nothing sees them. Every row keeps
-    its diagonal so padded rows stay finite."""
+    see valid context but its last token (they write it again: token healing) and,
+    causally, themselves, and nothing sees them. Every row keeps its diagonal so padded
+    rows stay finite."""
     batch, ctx = context_valid.shape
     device = context_valid.device
     if canvas_valid is None:
@@ -287,6 +289,7 @@ def training_mask(context_valid: Tensor, canvas_size: int, canvas_valid: Tensor 
     causal = torch.ones(total, total, dtype=torch.bool, device=device).tril()
     causal[ctx:ctx + canvas_size, :ctx + canvas_size] = True  # canvas rows see context and canvas
     causal[ctx + canvas_size:, ctx:ctx + canvas_size] = False  # written rows never see the canvas
+    causal[ctx + canvas_size:, ctx - 1] = False  # nor the cut token they write again
     mask = causal[None] & key_valid[:, None, :]
     mask |= torch.eye(total, dtype=torch.bool, device=device)[None]
     return mask[:, None]

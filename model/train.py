@@ -146,8 +146,9 @@ def losses(
     next_token = F.cross_entropy(ctx_logits, batch.context[:, 1:][keep]) if keep.any() else hidden.sum() * 0
     written = hidden.sum() * 0
     if batch.written is not None and batch.written_valid is not None and batch.written_valid.any():
-        # The last context position writes the first token; each written token, the next.
-        writers = torch.cat([hidden[:, ctx - 1: ctx], hidden[:, canvas_end:-1]], dim=1)
+        # The position before the cut token writes the first token (healed: the cut token's
+        # text again, any token boundaries); each written token, the next.
+        writers = torch.cat([hidden[:, ctx - 2: ctx - 1], hidden[:, canvas_end:-1]], dim=1)
         valid = batch.written_valid
         written = F.cross_entropy(core.logits(writers[valid]).float(), batch.written[valid])
     return Losses(diffusion, next_token, written)

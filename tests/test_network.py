@@ -101,10 +101,10 @@ def test_a_canvas_prefix_pass_reuses_the_rest_of_the_canvas_as_last_computed() -
         assert not torch.allclose(network.denoise(changed[:, :4], room), fresh[:4])  # stale tail: approximate
 
 
-def test_what_the_head_writes_after_the_context_trains_as_the_served_head_reads_it() -> None:
-    """The written tokens take the positions after the context, beside the canvas: their
-    rows equal the context encoded on with them (the serving head's view), and neither the
-    context nor the canvas sees them."""
+def test_what_the_head_writes_at_the_cursor_trains_as_the_served_head_reads_it() -> None:
+    """The written tokens take the positions from the context's last one on, beside the
+    canvas: their rows equal the context but its cut last token, encoded on with them (the
+    serving head's view, healed), and neither the context nor the canvas sees them."""
     network = tiny_network()
     context = torch.randint(0, 64, (2, 12))
     valid = torch.ones_like(context, dtype=torch.bool)
@@ -116,8 +116,14 @@ def test_what_the_head_writes_after_the_context_trains_as_the_served_head_reads_
         plain = network(context, valid, canvas)
         hidden = network(context, valid, canvas, None, written, written_valid)
         torch.testing.assert_close(hidden[:, :17], plain)  # nothing before them sees them
-        # The first row's context and written tokens as one causal context, no canvas.
-        ids = torch.cat([context[:1], written[:1]], dim=1)
+        # The first row's context without its last token, then the written tokens, as one
+        # causal context, no canvas.
+        ids = torch.cat([context[:1, :-1], written[:1]], dim=1)
         straight = network(ids, torch.ones_like(ids, dtype=torch.bool), ids[:, :0])
-    torch.testing.assert_close(network.logits(hidden[0, 17:]), network.logits(straight[0, 12:]), atol=1e-5, rtol=1e-4)
-    torch.testing.assert_close(network.logits(hidden[0, 11]), network.logits(straight[0, 11]), atol=1e-5, rtol=1e-4)
+        # Another cut token changes nothing the written rows see.
+        recut = context.clone()
+        recut[:, -1] = (context[:, -1] + 1) % 64
+        rewritten = network(recut, valid, canvas, None, written, written_valid)
+    torch.testing.assert_close(network.logits(hidden[0, 17:]), network.logits(straight[0, 11:]), atol=1e-5, rtol=1e-4)
+    torch.testing.assert_close(network.logits(hidden[0, 10]), network.logits(straight[0, 10]), atol=1e-5, rtol=1e-4)
+    torch.testing.assert_close(rewritten[:, 17:], hidden[:, 17:])

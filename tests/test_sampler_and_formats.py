@@ -103,11 +103,11 @@ def test_blank_middles_are_not_training_examples(tokenizer: CodeTokenizer) -> No
     assert middles and all(middle.strip() for middle in middles)
 
 
-def test_what_the_head_writes_is_the_middle_then_the_suffix_s_first_line(tokenizer: CodeTokenizer) -> None:
+def test_the_head_writes_the_cut_token_again_the_middle_and_the_suffix_s_first_line(tokenizer: CodeTokenizer) -> None:
     text = "def f(x):\n    y = x + 1\n    return y * 2\n\nprint(f(3))\n"
     rng = random.Random(3)
     budget = ContextBudget(total=128, max_suffix=40)
-    seen = 0
+    seen = healed_seen = 0
     for _ in range(100):
         example = make_example(tokenizer, text, rng, budget, canvas_size=32, written_tokens=40)
         if example is None:
@@ -115,11 +115,16 @@ def test_what_the_head_writes_is_the_middle_then_the_suffix_s_first_line(tokeniz
         seen += 1
         middle = tokenizer.decode(example.targets[: example.targets.index(tokenizer.end_of_middle_id)])
         written = tokenizer.decode(example.written)
-        assert written.startswith(middle)
-        after = written[len(middle):]
+        if example.context[-1] == tokenizer.prefix_id:  # nothing to heal: not trained
+            assert written == ""
+            continue
+        healed = tokenizer.decode(example.context[-1:])
+        assert written.startswith(healed + middle)
+        after = written[len(healed + middle):]
         assert after.count("\n") <= 1 and (after.endswith("\n") or text.endswith(middle + after))
-        assert middle + after in text
-    assert seen > 50
+        assert healed + middle + after in text
+        healed_seen += 1
+    assert seen > 50 and healed_seen > 40
     assert make_example(tokenizer, text, random.Random(3), budget, canvas_size=32).written == []  # not asked for
 
 
