@@ -13,7 +13,7 @@ import enum
 import random
 from dataclasses import dataclass, field
 
-from model.formats import ContextBudget, canvas_targets, context_ids
+from model.formats import ContextBudget, canvas_targets, context_ids, healed_text
 from model.tokenizer import CodeTokenizer
 
 
@@ -106,12 +106,12 @@ def make_example(
         end = start + offsets[len(middle_ids) - 1][1]
     context = context_ids(tokenizer, text[:start], text[end:], budget)
     written: list[int] = []
-    healed = tokenizer.decode(context[-1:]) if context[-1] != tokenizer.prefix_id else ""
+    healed = healed_text(tokenizer, context) if written_tokens > 0 else ""
     # The serving head drops the prefix's cut last token and writes its text again, then
     # the middle, then must meet the suffix: through its first line, so that it learns
     # where a middle ends as well as what it says. An empty prefix, or a last token that
     # is part of a character, has nothing to heal: such rare examples train without it.
-    if written_tokens > 0 and healed and "\ufffd" not in healed and text[:start].endswith(healed):
+    if healed and "\ufffd" not in healed and text[:start].endswith(healed):
         line_end = text.find("\n", end)
         cut = start - len(healed)
         written = tokenizer.encode(text[cut: len(text) if line_end < 0 else line_end + 1])[:written_tokens]

@@ -74,6 +74,14 @@ def context_ids(
     return [tokenizer.suffix_id, *suffix_tokens, tokenizer.prefix_id, *prefix_tokens]
 
 
+
+def healed_text(tokenizer: CodeTokenizer, ids: list[int]) -> str:
+    """The text of the context's last token when it is the prefix's (the cursor may have
+    cut it: the head drops it and writes it again, in serving and in training alike), else
+    "" (an empty prefix: nothing to heal)."""
+    return tokenizer.decode(ids[-1:]) if len(ids) >= 2 and ids[-1] != tokenizer.prefix_id else ""
+
+
 CUT_QUANTUM = 32
 
 

@@ -33,6 +33,7 @@ from typing import Protocol
 import numpy as np
 
 from model.calibration import Calibrator
+from model.formats import healed_text
 from model.serving import Cache, ServingNetwork, new_room
 from model.tokenizer import CodeTokenizer
 
@@ -176,7 +177,7 @@ def write_lines(
 
     One pass per token extends every beam: each beam's token goes into a slot of its own
     and sees the context and its own earlier slots (``ServingNetwork.next_tokens``)."""
-    healed = _token_texts(tokenizer)[ids[-1]] if len(ids) >= 2 and ids[-1] != tokenizer.prefix_id else ""
+    healed = healed_text(tokenizer, ids)
     start = len(ids) - 2 if healed else len(ids) - 1  # the position whose output is the first token
     room = new_room(network.config, [(k[:, :start], v[:, :start]) for k, v in cache], 1 + beams * MAX_TOKENS, None)
     ends = {tokenizer.end_of_middle_id, tokenizer.pad_id, tokenizer.mask_id}
