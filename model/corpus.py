@@ -17,6 +17,8 @@ import subprocess
 import sys
 import sysconfig
 import tarfile
+import urllib.parse
+import urllib.request
 import zipfile
 from collections.abc import Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -61,6 +63,15 @@ def is_excluded_path(path: str) -> bool:
     return any(part in EXCLUDED_NAMES for part in parts)
 
 
+def vendors_dev_package(source: SourceFile) -> bool:
+    """True for a training package's copy of a dev package's module (sqlmap ships
+    ``bottle.py``): such a copy would put held-out code into training."""
+    if source.package in DEV_PACKAGES:
+        return False
+    parts = {Path(p).stem.lower() for p in source.path.replace("\\", "/").split("/")}
+    return bool(parts & DEV_PACKAGES)
+
+
 def looks_usable(text: str) -> bool:
     """Reject empty, huge, minified and machine-generated files."""
     if not text.strip() or len(text) > MAX_FILE_BYTES:
@@ -99,6 +110,36 @@ def download_sdist(requirement: str, name: str, dest: Path) -> str | None:
     return None if done.returncode == 0 else done.stderr.strip()[-200:]
 
 
+PYPI_PROJECT_JSON = "https://pypi.org/pypi/{name}/json"
+
+
+def fetch_sdist_from_index(requirement: str, dest: Path) -> str | None:
+    """The pinned release's source archive straight from PyPI's JSON API; the error on failure.
+
+    pip must build an sdist's metadata before it saves the archive, and that fails where
+    the build needs a compiler (numpy, pandas): the archive itself is all the corpus reads.
+    """
+    name, version = (part.strip() for part in requirement.split("==", 1))
+    url = PYPI_PROJECT_JSON.format(name=name)
+    try:
+        with urllib.request.urlopen(url, timeout=60) as response:
+            project = json.load(response)
+        sdists = [entry for entry in project["releases"].get(version, []) if entry["packagetype"] == "sdist"]
+        if not sdists:
+            return f"PyPI has no sdist of {version}"
+        entry = sdists[0]
+        with urllib.request.urlopen(urllib.parse.urljoin(url, entry["url"]), timeout=600) as response:
+            data = response.read()
+    except (OSError, ValueError, KeyError) as error:
+        return f"PyPI: {error}"
+    if hashlib.sha256(data).hexdigest() != entry["digests"]["sha256"]:
+        return "PyPI: the archive does not match its published sha256"
+    partial = dest / (entry["filename"] + ".part")
+    partial.write_bytes(data)
+    partial.replace(dest / entry["filename"])
+    return None
+
+
 def download_sdists(requirements: Iterable[str], dest: Path, workers: int = 4) -> None:
     """Fetch the pinned source distributions (those not in ``dest`` yet)."""
     dest.mkdir(parents=True, exist_ok=True)
@@ -108,8 +149,10 @@ def download_sdists(requirements: Iterable[str], dest: Path, workers: int = 4) -
         # The exact package: ``requests`` is not ``requests-oauthlib``, downloaded first.
         if name in EXCLUDED_NAMES or any(sdist_package(p) == name for p in dest.iterdir() if p.is_file()):
             return
-        if (error := download_sdist(req, name, dest)) is not None:
-            log.warning("could not download %s: %s", req, error)
+        if (error := download_sdist(req, name, dest)) is None:
+            return
+        if (index_error := fetch_sdist_from_index(req, dest)) is not None:
+            log.warning("could not download %s: pip: %s; %s", req, error, index_error)
 
     with ThreadPoolExecutor(workers) as pool:
         list(pool.map(fetch, requirements))
@@ -255,6 +298,7 @@ def build_corpus(sdist_dir: Path, out_dir: Path, max_files: int | None = None) -
                 key in seen
                 or source.package in EXCLUDED_NAMES
                 or is_excluded_path(source.path)
+                or vendors_dev_package(source)
                 or not looks_usable(source.text)
             ):
                 counts["dropped"] += 1

@@ -1,5 +1,6 @@
 """The corpus index: every package with its version, licence, split and size."""
 
+import hashlib
 import io
 import json
 import subprocess
@@ -54,6 +55,31 @@ def test_building_the_corpus_writes_the_index_beside_it(tmp_path: Path, monkeypa
     assert "| widget | 1.2 | Apache-2.0 | train | 1 |" in table
 
 
+def test_a_training_package_s_copy_of_a_dev_module_stays_out_and_the_dev_file_stays_held_out(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # sqlmap ships bottle.py in its thirdparty folder; sorted first, its copy took the file.
+    monkeypatch.setattr(corpus, "stdlib_files", lambda: iter([]))
+    sdists = tmp_path / "sdists"
+    sdists.mkdir()
+    dev_code = "def route(path):\n    return path\n"
+    vendoring = sdists / "aardvark-1.0.tar.gz"
+    with tarfile.open(vendoring, "w:gz") as tf:
+        for member, text in (("aardvark-1.0/aardvark/thirdparty/bottle/bottle.py", dev_code),
+                             ("aardvark-1.0/aardvark/scheduler.py", "jobs = []\n")):
+            data = text.encode()
+            info = tarfile.TarInfo(member)
+            info.size = len(data)
+            tf.addfile(info, io.BytesIO(data))
+    fake_sdist(sdists, "bottle", "0.13", "License: MIT\n", dev_code)
+    build_corpus(sdists, tmp_path / "corpus")
+    def records(split: str) -> list[tuple[str, str]]:
+        lines = (tmp_path / "corpus" / f"{split}.jsonl").read_text().splitlines()
+        return [(row["package"], row["path"]) for row in map(json.loads, lines)]
+    assert records("train") == [("aardvark", "aardvark/scheduler.py")]
+    assert records("dev") == [("bottle", "bottle/core.py")]
+
+
 def test_only_the_package_itself_must_be_an_sdist(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     # Its build backend's dependencies may come as wheels: built from source, some needed
     # Rust or a newer backend, and mypy, bidict and isort dropped out of the corpus.
@@ -70,6 +96,51 @@ def test_only_the_package_itself_must_be_an_sdist(tmp_path: Path, monkeypatch: p
     first = calls[0]
     assert first[first.index("--no-binary") + 1] == "mypy"
     assert ":all:" not in first and "--no-deps" in first and first[-1] == "mypy==2.4.1"
+
+
+class FakeResponse(io.BytesIO):
+    def __enter__(self) -> "FakeResponse":
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.close()
+
+
+def fake_index(monkeypatch: pytest.MonkeyPatch, archive: bytes, sha256: str) -> list[str]:
+    opened: list[str] = []
+    # The pinned release, not the newest; a file's address may be relative to the page's.
+    project = {"urls": [{"packagetype": "sdist", "url": "numpy-2.6.0.tar.gz", "filename": "numpy-2.6.0.tar.gz",
+                         "digests": {"sha256": sha256}}],
+               "releases": {"2.5.5": [
+                   {"packagetype": "bdist_wheel", "url": "w.whl", "filename": "w.whl", "digests": {}},
+                   {"packagetype": "sdist", "url": "../../packages/ab/numpy-2.5.5.tar.gz",
+                    "filename": "numpy-2.5.5.tar.gz", "digests": {"sha256": sha256}}]}}
+
+    def urlopen(url: str, timeout: float) -> FakeResponse:
+        opened.append(url)
+        return FakeResponse(json.dumps(project).encode() if url.endswith("/json") else archive)
+
+    monkeypatch.setattr("urllib.request.urlopen", urlopen)
+    return opened
+
+
+def test_a_package_pip_cannot_prepare_comes_straight_from_the_index_checked_by_its_sha256(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # numpy's metadata needs a compiler, so pip download fails; the archive alone is enough.
+    archive = b"pretend this is a tarball"
+    monkeypatch.setattr(corpus, "download_sdist", lambda req, name, dest: "meson: no C compiler")
+    opened = fake_index(monkeypatch, archive, hashlib.sha256(archive).hexdigest())
+    corpus.download_sdists(["numpy==2.5.5"], tmp_path, workers=1)
+    assert opened == ["https://pypi.org/pypi/numpy/json", "https://pypi.org/packages/ab/numpy-2.5.5.tar.gz"]
+    assert [p.name for p in tmp_path.iterdir()] == ["numpy-2.5.5.tar.gz"]
+    assert (tmp_path / "numpy-2.5.5.tar.gz").read_bytes() == archive
+
+    other = tmp_path / "other"
+    other.mkdir()
+    fake_index(monkeypatch, archive, "0" * 64)
+    assert "sha256" in (corpus.fetch_sdist_from_index("numpy==2.5.5", other) or "")
+    assert list(other.iterdir()) == []
 
 
 def test_a_package_is_not_skipped_for_another_whose_name_it_starts(
