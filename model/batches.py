@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import itertools
 import random
-from collections.abc import Iterator
+from collections import Counter
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -21,6 +22,8 @@ if TYPE_CHECKING:
     from model.train import TrainConfig
 
 REAL_EDIT_SHARE = 0.5  # of next-edit examples, when real edit pairs exist
+FILE_WEIGHT_CAP = 20_000  # characters: a huge file is drawn like a long one
+PACKAGE_WEIGHT_CAP = 8_000_000  # characters: one package's files, all together
 
 
 @dataclass(frozen=True)
@@ -68,13 +71,26 @@ def collate(examples: list[FimExample], pad_id: int) -> Batch:
 MAX_ATTEMPTS_PER_EXAMPLE = 50
 
 
+def sampling_weights(files: Sequence[SourceFile]) -> list[float]:
+    """How likely each file is to be drawn: in proportion to its length (up to
+    ``FILE_WEIGHT_CAP``), each package's files together counting for at most
+    ``PACKAGE_WEIGHT_CAP``, so that no one project's idioms fill the batches (uncapped,
+    homeassistant's 11,000 files were a tenth of the draws)."""
+    lengths = [min(len(f.text), FILE_WEIGHT_CAP) for f in files]
+    totals: Counter[str] = Counter()
+    for source, length in zip(files, lengths, strict=True):
+        totals[source.package] += length
+    return [length * min(1.0, PACKAGE_WEIGHT_CAP / totals[source.package])
+            for source, length in zip(files, lengths, strict=True)]
+
+
 def batch_stream(
     sources: TrainingSources, tokenizer: CodeTokenizer, config: TrainConfig, rng: random.Random,
     next_edit_fraction: float,
 ) -> Iterator[Batch]:
-    """Endless batches, each of one task; files drawn in proportion to their (capped) length."""
+    """Endless batches, each of one task; files drawn by ``sampling_weights``."""
     files = sources.files
-    cumulative = list(itertools.accumulate(min(len(f.text), 20_000) for f in files))
+    cumulative = list(itertools.accumulate(sampling_weights(files)))
     span_mix = parse_span_mix(config.span_mix) if config.span_mix else None
     while True:
         next_edit = rng.random() < next_edit_fraction
