@@ -57,10 +57,14 @@ def package_name(requirement: str) -> str:
     return requirement.split("==")[0].strip().lower().replace("_", "-")
 
 
+def _path_names(path: str) -> set[str]:
+    """The folders and module of ``path``, lower-cased, without suffixes."""
+    return {Path(p).stem.lower() for p in path.replace("\\", "/").split("/")}
+
+
 def is_excluded_path(path: str) -> bool:
     """True when any folder or module in ``path`` is one of the evaluation's packages."""
-    parts = [Path(p).stem.lower() for p in path.replace("\\", "/").split("/")]
-    return any(part in EXCLUDED_NAMES for part in parts)
+    return bool(_path_names(path) & EXCLUDED_NAMES)
 
 
 def vendors_dev_package(source: SourceFile) -> bool:
@@ -68,8 +72,7 @@ def vendors_dev_package(source: SourceFile) -> bool:
     ``bottle.py``): such a copy would put held-out code into training."""
     if source.package in DEV_PACKAGES:
         return False
-    parts = {Path(p).stem.lower() for p in source.path.replace("\\", "/").split("/")}
-    return bool(parts & DEV_PACKAGES)
+    return bool(_path_names(source.path) & DEV_PACKAGES)
 
 
 def looks_usable(text: str) -> bool:
@@ -134,9 +137,14 @@ def fetch_sdist_from_index(requirement: str, dest: Path) -> str | None:
         return f"PyPI: {error}"
     if hashlib.sha256(data).hexdigest() != entry["digests"]["sha256"]:
         return "PyPI: the archive does not match its published sha256"
-    partial = dest / (entry["filename"] + ".part")
-    partial.write_bytes(data)
-    partial.replace(dest / entry["filename"])
+    target = dest / Path(entry["filename"]).name
+    partial = target.with_name(target.name + ".part")  # never a half-written archive in dest
+    try:
+        partial.write_bytes(data)
+        partial.replace(target)
+    except OSError as error:
+        partial.unlink(missing_ok=True)
+        return f"could not save {target.name}: {error}"
     return None
 
 
