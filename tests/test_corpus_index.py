@@ -13,17 +13,20 @@ from model import corpus
 from model.corpus import PACKAGE_INDEX, PackageInfo, SourceFile, build_corpus, package_table, sdist_metadata
 
 
-def fake_sdist(folder: Path, name: str, version: str, headers: str, code: str) -> Path:
-    archive = folder / f"{name}-{version}.tar.gz"
+def write_tar(archive: Path, members: dict[str, str]) -> Path:
     with tarfile.open(archive, "w:gz") as tf:
-        for member, text in ((f"{name}-{version}/PKG-INFO", f"Metadata-Version: 2.1\nName: {name}\n"
-                                                               f"Version: {version}\n{headers}"),
-                             (f"{name}-{version}/{name}/core.py", code)):
+        for member, text in members.items():
             data = text.encode()
             info = tarfile.TarInfo(member)
             info.size = len(data)
             tf.addfile(info, io.BytesIO(data))
     return archive
+
+
+def fake_sdist(folder: Path, name: str, version: str, headers: str, code: str) -> Path:
+    return write_tar(folder / f"{name}-{version}.tar.gz", {
+        f"{name}-{version}/PKG-INFO": f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n{headers}",
+        f"{name}-{version}/{name}/core.py": code})
 
 
 def test_licence_comes_from_the_expression_then_a_short_field_then_classifiers(tmp_path: Path) -> None:
@@ -63,14 +66,8 @@ def test_a_training_package_s_copy_of_a_dev_module_stays_out_and_the_dev_file_st
     sdists = tmp_path / "sdists"
     sdists.mkdir()
     dev_code = "def route(path):\n    return path\n"
-    vendoring = sdists / "aardvark-1.0.tar.gz"
-    with tarfile.open(vendoring, "w:gz") as tf:
-        for member, text in (("aardvark-1.0/aardvark/thirdparty/bottle/bottle.py", dev_code),
-                             ("aardvark-1.0/aardvark/scheduler.py", "jobs = []\n")):
-            data = text.encode()
-            info = tarfile.TarInfo(member)
-            info.size = len(data)
-            tf.addfile(info, io.BytesIO(data))
+    write_tar(sdists / "aardvark-1.0.tar.gz", {"aardvark-1.0/aardvark/thirdparty/bottle/bottle.py": dev_code,
+                                               "aardvark-1.0/aardvark/scheduler.py": "jobs = []\n"})
     fake_sdist(sdists, "bottle", "0.13", "License: MIT\n", dev_code)
     build_corpus(sdists, tmp_path / "corpus")
     def records(split: str) -> list[tuple[str, str]]:
