@@ -99,6 +99,12 @@ class Job:
         return time.monotonic() > self.deadline
 
 
+def whole_characters(text: str) -> bool:
+    """False when ``text`` holds U+FFFD: the byte-level model wrote part of a character,
+    which the editor would insert as a replacement character. Such an answer is never shown."""
+    return "\ufffd" not in text
+
+
 class ModelUnavailable(Exception):
     """The model could not be loaded; the message says why."""
 
@@ -204,7 +210,8 @@ class Engine:
             request = CompletionRequest(query.prefix, query.suffix, query.candidates, query.canvas_size,
                                         query.sampler_threshold, query.max_steps, min_confidence=query.min_confidence,
                                         related=query.related, python=query.python)
-            return [ModelCandidate(c.text, c.confidence) for c in models.fim.complete(request, job.should_stop)]
+            return [ModelCandidate(c.text, c.confidence) for c in models.fim.complete(request, job.should_stop)
+                    if whole_characters(c.text)]
 
         return await self._run("fim:" + key, work, timeout_s)
 
@@ -219,7 +226,8 @@ class Engine:
                        for e in query.history]
             found = models.next_edit.propose(query.text, history, query.cursor_line, query.limit,
                                              query.sampler_threshold, job.should_stop, query.min_confidence)
-            return [ModelEdit(p.start_line, p.end_line, p.new_text, p.confidence) for p in found]
+            return [ModelEdit(p.start_line, p.end_line, p.new_text, p.confidence) for p in found
+                    if whole_characters(p.new_text)]
 
         return await self._run("next:" + key, work, timeout_s)
 

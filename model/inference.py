@@ -21,7 +21,7 @@ from model.left_to_right import CONFIG_KEY as LEFT_TO_RIGHT_KEY
 from model.left_to_right import FEATURE_NAMES as LEFT_TO_RIGHT_FEATURES
 from model.left_to_right import KIND as LEFT_TO_RIGHT
 from model.left_to_right import PARSES as LEFT_TO_RIGHT_PARSES
-from model.left_to_right import Written, best_reachable, write_lines
+from model.left_to_right import Written, best_reachable, write_lines, written_after
 from model.line_continuation import CONFIG_KEY as CONTINUATION_KEY
 from model.line_continuation import CONTINUATION_FEATURES, Continuation, LineContinuer
 from model.line_continuation import KIND as CONTINUED
@@ -346,7 +346,8 @@ class FimCompleter:
             length = len(written.tokens)
             trace: list[str] = []
             for i in range(1, length + 1 if request.keep_trace else 1):  # the line as it is written
-                state = self.tokenizer.decode(written.tokens[:i])[len(written.healed):].split("\n")[0]
+                data = b"".join(self.tokenizer.token_bytes[t] for t in written.tokens[:i])
+                state = written_after(data, written.healed).split("\n")[0]
                 if state and (not trace or state != trace[-1]):
                     trace.append(state)
             candidates.append(Candidate(written.text, ranking.value(written), written.passes, length, trace,

@@ -20,6 +20,11 @@ the head also trains on what it writes at the cursor (``FimExample.written``); s
 without healing it was still worse (142 vs 159 right of 1,000 fresh spans at 0.3). Since
 session 25 that training is healed the same way: the cut token's text is written again
 from the position before it, which the written tokens never see.
+
+Healing compares bytes, not text: the tokenizer is byte-level, and after a character of
+two or more bytes (``"é"``, ``"т"``, ``"✓"``) the cut token is often part of it, whose text
+alone is only U+FFFD. The tokens written again must then hold exactly its bytes, and a line
+is finished only as valid UTF-8, so no half of a character reaches the cursor.
 """
 
 from __future__ import annotations
@@ -27,13 +32,12 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, replace
-from functools import cache, lru_cache
+from functools import lru_cache
 from typing import Protocol
 
 import numpy as np
 
 from model.calibration import Calibrator
-from model.formats import healed_text
 from model.serving import Cache, ServingNetwork, new_room
 from model.tokenizer import CodeTokenizer
 
@@ -62,7 +66,7 @@ PARSES = 3  # the index of the feature measured only when it can matter (inferen
 class Written:
     text: str  # what goes at the cursor
     tokens: list[int]  # as written: the first ones write ``healed`` again
-    healed: str  # the prefix's last token's text, dropped and written again
+    healed: bytes  # the prefix's last token's bytes, dropped and written again
     log_probs: list[float]  # of each token written
     passes: int = 0  # the network's passes that wrote it (every beam's token in one pass)
 
@@ -89,16 +93,17 @@ def best_reachable(check: Calibrator, log_probs: list[float], agreeable: bool = 
                for length in range(len(log_probs), MAX_TOKENS + 1))
 
 
-@cache
-def _token_texts(tokenizer: CodeTokenizer) -> tuple[str, ...]:
-    return tuple(tokenizer.decode([i]) for i in range(tokenizer.vocab_size))
+def healed_bytes(tokenizer: CodeTokenizer, ids: list[int]) -> bytes:
+    """The bytes of the context's last token when it is the prefix's (the cursor may have
+    cut it: the head drops it and writes them again), else none (an empty prefix)."""
+    return tokenizer.token_bytes[ids[-1]] if len(ids) >= 2 and ids[-1] != tokenizer.prefix_id else b""
 
 
 @lru_cache(maxsize=256)
-def _consistent_with(tokenizer: CodeTokenizer, text: str) -> np.ndarray:
-    """(vocab,) bool: the tokens that start with ``text`` or with which it starts (so that
-    ``"            pytest"`` may still be written as 11 spaces and ``" pytest"``)."""
-    return np.array([bool(t) and (t.startswith(text) or text.startswith(t)) for t in _token_texts(tokenizer)])
+def _consistent_with(tokenizer: CodeTokenizer, data: bytes) -> np.ndarray:
+    """(vocab,) bool: the tokens whose bytes start with ``data`` or with which it starts (so
+    that ``"            pytest"`` may still be written as 11 spaces and ``" pytest"``)."""
+    return np.array([bool(t) and (t.startswith(data) or data.startswith(t)) for t in tokenizer.token_bytes])
 
 
 def line_end(prefix: str, suffix: str, written: str) -> str | None:
@@ -123,7 +128,7 @@ class _Beam:
     slots holding their keys/values (the last token's written by the next pass)."""
 
     tokens: list[int]
-    text: str
+    data: bytes  # the tokens' bytes
     log_probs: list[float]
     slots: list[int]
 
@@ -132,9 +137,20 @@ class _Beam:
         return sum(self.log_probs)
 
 
-def _line(text: str, healed: str) -> str:
-    """What a beam's text writes after the cursor: nothing until it has written ``healed``."""
-    return text[len(healed):] if text.startswith(healed) else ""
+def written_after(data: bytes, healed: bytes) -> str:
+    """What a beam's bytes write after the cursor, as far as they are whole characters:
+    nothing until they have written ``healed``."""
+    return data[len(healed):].decode("utf-8", errors="ignore") if data.startswith(healed) else ""
+
+
+def _finished_line(data: bytes, healed: bytes) -> str | None:
+    """The line a beam finished (up to and including its newline), or None if its bytes
+    are not all whole characters."""
+    line = data[len(healed):data.index(b"\n", len(healed)) + 1]
+    try:
+        return line.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
 
 
 class LineRanking(Protocol):
@@ -177,7 +193,7 @@ def write_lines(
 
     One pass per token extends every beam: each beam's token goes into a slot of its own
     and sees the context and its own earlier slots (``ServingNetwork.next_tokens``)."""
-    healed = healed_text(tokenizer, ids)
+    healed = healed_bytes(tokenizer, ids)
     start = len(ids) - 2 if healed else len(ids) - 1  # the position whose output is the first token
     room = new_room(network.config, [(k[:, :start], v[:, :start]) for k, v in cache], 1 + beams * MAX_TOKENS, None)
     ends = {tokenizer.end_of_middle_id, tokenizer.pad_id, tokenizer.mask_id}
@@ -188,11 +204,11 @@ def write_lines(
         reachable = ranking.reachable(log_probs, line)
         return reachable < ranking.floor or reachable <= best
 
-    alive = [_Beam([], "", [], [start])]
+    alive = [_Beam([], b"", [], [start])]
     inputs, free, passes, checked_against = [ids[start]], start, 0, best
     while alive:
         if best > checked_against:  # a line finished after some beams were checked: check them again
-            kept = [beam for beam in alive if not hopeless(beam.log_probs, _line(beam.text, healed))]
+            kept = [beam for beam in alive if not hopeless(beam.log_probs, written_after(beam.data, healed))]
             alive = [replace(beam, slots=[*beam.slots[:-1], free + row]) for row, beam in enumerate(kept)]
             inputs = [beam.tokens[-1] for beam in alive]
             if not alive:
@@ -210,8 +226,8 @@ def write_lines(
         checked_against = best
         children: list[tuple[float, _Beam, int, float]] = []
         for beam, distribution in zip(alive, distributions, strict=True):
-            if len(beam.text) < len(healed):  # still writing the healed text again
-                distribution = np.where(_consistent_with(tokenizer, healed[len(beam.text):]), distribution, 0.0)
+            if len(beam.data) < len(healed):  # still writing the healed bytes again
+                distribution = np.where(_consistent_with(tokenizer, healed[len(beam.data):]), distribution, 0.0)
             total = float(distribution.sum()) or 1.0
             for token in np.argsort(-distribution)[:beams]:
                 probability = float(distribution[token]) / total
@@ -224,12 +240,13 @@ def write_lines(
             if len(alive) == beams:
                 break
             tokens, log_probs = [*parent.tokens, token], [*parent.log_probs, log_prob]
-            text = tokenizer.decode(tokens)
-            line = _line(text, healed)
+            data = parent.data + tokenizer.token_bytes[token]
+            line = written_after(data, healed)
             if token in ends:
                 continue
             if "\n" in line:  # finished: kept if worth showing, though it may not beat the best
-                placed = line_end(prefix, suffix, line)
+                whole = _finished_line(data, healed)
+                placed = None if whole is None else line_end(prefix, suffix, whole)
                 if placed is not None and placed.strip():
                     written = Written(placed, tokens, healed, log_probs)
                     value = ranking.value(written)
@@ -238,7 +255,7 @@ def write_lines(
                         best = max(best, value)
                 continue
             if len(tokens) < MAX_TOKENS and not hopeless(log_probs, line):
-                alive.append(_Beam(tokens, text, log_probs, [*parent.slots, free + len(alive)]))
+                alive.append(_Beam(tokens, data, log_probs, [*parent.slots, free + len(alive)]))
                 inputs.append(token)
     lines: dict[str, Written] = {}  # a text written with other tokens is the same line
     for written in sorted(finished, key=lambda written: -written.score):

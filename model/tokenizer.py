@@ -7,6 +7,7 @@ Special tokens are looked up by name, never written as literal ids.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from functools import cached_property
 from pathlib import Path
 
 from tokenizers import Tokenizer as HFTokenizer
@@ -67,6 +68,15 @@ class CodeTokenizer:
         kept = [i for i in ids if i not in self.special_ids]
         return str(self.backend.decode(kept, skip_special_tokens=False))
 
+    @cached_property
+    def token_bytes(self) -> tuple[bytes, ...]:
+        """Each token's bytes (a special token's: none). A byte-level token may hold part of
+        a character, which ``decode`` can only show as U+FFFD; its bytes say which part."""
+        to_byte = _byte_of_char()
+        special = self.special_ids
+        return tuple(b"" if i in special else bytes(to_byte[c] for c in str(self.backend.id_to_token(i)))
+                     for i in range(self.vocab_size))
+
     def save(self, path: Path) -> None:
         self.backend.save(str(path))
 
@@ -87,3 +97,14 @@ class CodeTokenizer:
         )
         backend.train_from_iterator(texts, trainer=trainer)
         return cls(backend)
+
+
+def _byte_of_char() -> dict[str, int]:
+    """The byte-level alphabet: how a token's string stands for bytes. A printable Latin-1
+    byte is its own character; each of the other 68 (controls, space, 127–160, 173) is
+    U+0100 onwards, in byte order."""
+    printable = [*range(ord("!"), ord("~") + 1), *range(ord("¡"), ord("¬") + 1), *range(ord("®"), ord("ÿ") + 1)]
+    chars = {byte: chr(byte) for byte in printable}
+    others = [byte for byte in range(256) if byte not in chars]
+    chars.update({byte: chr(256 + n) for n, byte in enumerate(others)})
+    return {char: byte for byte, char in chars.items()}

@@ -68,13 +68,28 @@ def test_the_cut_token_is_written_again_then_the_line_to_its_end(tokenizer_free_
     assert lines
     written = lines[0]
     # The newline the head preferred first was refused: it does not write the cut token again.
-    assert written.text == "ue + 1" and written.healed == healed
+    assert written.text == "ue + 1" and written.healed == healed.encode()
     assert written.tokens == script and len(written.log_probs) == len(script)
     assert written.log_probs[0] == pytest.approx(0.0, abs=1e-3)  # the only token allowed there
     # The context's own cache is left as it was.
     again = network.encode_context(np.array(ids))
     for before, after in zip(cache, again, strict=True):
         np.testing.assert_allclose(np.stack(before), np.stack(after), atol=1e-6)
+
+
+def test_a_cut_inside_a_character_is_healed_byte_for_byte(tokenizer_free_network: TorchServing) -> None:
+    # "т" is two bytes, two tokens: the cursor after it cuts a token that is half of it.
+    prefix, suffix = 'label = "Привет', "\n"
+    ids = [TOKENIZER.suffix_id, *TOKENIZER.encode(suffix), TOKENIZER.prefix_id, *TOKENIZER.encode(prefix)]
+    cut = TOKENIZER.token_bytes[ids[-1]]
+    assert TOKENIZER.decode(ids[-1:]) == "\ufffd" and "т".encode().endswith(cut)
+    byte_of = {data: i for i, data in enumerate(TOKENIZER.token_bytes) if len(data) == 1}
+    network = Scripted(tokenizer_free_network, [byte_of[cut], *TOKENIZER.encode('"\n')])
+    lines = write_lines(network, TOKENIZER, ids, network.encode_context(np.array(ids)), prefix, suffix, beams=1)
+    assert [line.text for line in lines] == ['"'] and lines[0].healed == cut
+    # A line that writes half of another character is never finished.
+    broken = Scripted(tokenizer_free_network, [byte_of[cut], byte_of["ж".encode()[:1]], *TOKENIZER.encode('"\n')])
+    assert write_lines(broken, TOKENIZER, ids, broken.encode_context(np.array(ids)), prefix, suffix, beams=1) == []
 
 
 def test_no_line_within_the_cap_is_no_candidate(tokenizer_free_network: TorchServing) -> None:
@@ -118,7 +133,7 @@ def test_a_beam_finds_the_line_that_fits_where_greedy_writing_does_not(tokenizer
     lines = write_lines(network, TOKENIZER, ids, cache, prefix, suffix, beams=2)
     assert [line.text for line in lines] == ["max"]
     written = lines[0]
-    assert written.healed == " "
+    assert written.healed == b" "
     assert written.log_probs[0] == pytest.approx(0.0, abs=0.01)  # healed: only tokens starting with " "
     assert written.log_probs[1:] == pytest.approx([math.log(0.3 / (0.9 + 8190e-6)), math.log(0.9 / (0.9 + 8191e-6))],
                                                   rel=1e-3)
