@@ -24,6 +24,9 @@ from collections.abc import Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import Any
+
+from packaging.version import InvalidVersion, Version
 
 log = logging.getLogger(__name__)
 
@@ -116,24 +119,51 @@ def download_sdist(requirement: str, name: str, dest: Path) -> str | None:
 PYPI_PROJECT_JSON = "https://pypi.org/pypi/{name}/json"
 
 
+def _sdist_entries(files: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [entry for entry in files if entry["packagetype"] == "sdist"]
+
+
+def _newest_release_before(releases: dict[str, list[dict[str, Any]]], version: str) -> str | None:
+    """The newest final release older than ``version`` with an sdist not yanked, as
+    ``pip download "name<version"`` chooses (pre-releases and unparsable versions skipped)."""
+    below = Version(version)
+    found: list[tuple[Version, str]] = []
+    for text, files in releases.items():
+        try:
+            candidate = Version(text)
+        except InvalidVersion:
+            continue
+        if candidate < below and not candidate.is_prerelease and \
+                any(not entry.get("yanked", False) for entry in _sdist_entries(files)):
+            found.append((candidate, text))
+    return max(found)[1] if found else None
+
+
 def fetch_sdist_from_index(requirement: str, dest: Path) -> str | None:
-    """The pinned release's source archive straight from PyPI's JSON API; the error on failure.
+    """The source archive of ``name==version`` (that release) or ``name<version`` (the
+    newest final release before it) straight from PyPI's JSON API; the error on failure.
 
     pip must build an sdist's metadata before it saves the archive, and that fails where
     the build needs a compiler (numpy, pandas): the archive itself is all the corpus reads.
     """
-    name, version = (part.strip() for part in requirement.split("==", 1))
+    earlier = "==" not in requirement
+    name, version = (part.strip() for part in requirement.split("<" if earlier else "==", 1))
     url = PYPI_PROJECT_JSON.format(name=name)
     try:
         with urllib.request.urlopen(url, timeout=60) as response:
             project = json.load(response)
-        sdists = [entry for entry in project["releases"].get(version, []) if entry["packagetype"] == "sdist"]
+        releases = project["releases"]
+        chosen = _newest_release_before(releases, version) if earlier else version
+        if chosen is None:
+            return f"PyPI has no sdist before {version}"
+        sdists = [entry for entry in _sdist_entries(releases.get(chosen, []))
+                  if not (earlier and entry.get("yanked", False))]
         if not sdists:
-            return f"PyPI has no sdist of {version}"
+            return f"PyPI has no sdist of {chosen}"
         entry = sdists[0]
         with urllib.request.urlopen(urllib.parse.urljoin(url, entry["url"]), timeout=600) as response:
             data = response.read()
-    except (OSError, ValueError, KeyError) as error:
+    except (OSError, ValueError, KeyError, InvalidVersion) as error:
         return f"PyPI: {error}"
     if hashlib.sha256(data).hexdigest() != entry["digests"]["sha256"]:
         return "PyPI: the archive does not match its published sha256"

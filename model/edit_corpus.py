@@ -1,6 +1,7 @@
 """Real edits for the next-edit objective: the same file in two consecutive releases.
 
-``pip download`` fetches the release before each pinned one; files present in both with
+``pip download`` fetches the release before each pinned one (PyPI's JSON API when pip
+can't prepare it, as for the pinned releases); files present in both with
 different text become (old, new) pairs. Split by package like the FIM corpus.
 """
 
@@ -16,6 +17,7 @@ from model.corpus import (
     DEV_PACKAGES,
     EXCLUDED_NAMES,
     download_sdist,
+    fetch_sdist_from_index,
     is_excluded_path,
     looks_usable,
     package_name,
@@ -36,8 +38,11 @@ def download_previous_releases(requirements: Iterable[str], dest: Path, workers:
         name, _, version = requirement.partition("==")
         if package_name(name) in EXCLUDED_NAMES or not version:
             return
-        if (error := download_sdist(f"{name}<{version}", package_name(name), dest)) is not None:
-            log.warning("no earlier release of %s: %s", name, error)
+        earlier = f"{name}<{version}"
+        if (error := download_sdist(earlier, package_name(name), dest)) is None:
+            return
+        if (index_error := fetch_sdist_from_index(earlier, dest)) is not None:
+            log.warning("no earlier release of %s: pip: %s; %s", name, error, index_error)
 
     with ThreadPoolExecutor(workers) as pool:
         list(pool.map(fetch, requirements))

@@ -158,3 +158,34 @@ def test_the_pinned_list_names_each_package_once_with_a_version_and_never_an_eva
     assert all(pin.count("==") == 1 and pin.split("==")[1] for pin in pins)
     assert not set(names) & corpus.EXCLUDED_NAMES
     assert set(names) >= corpus.DEV_PACKAGES  # the held-out split is downloaded like the rest
+
+
+def test_the_release_before_a_pin_comes_from_the_index_when_pip_cannot_prepare_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from model import edit_corpus
+
+    archive = b"pretend this is last release's tarball"
+    digest = hashlib.sha256(archive).hexdigest()
+
+    def sdist(version: str, yanked: bool = False) -> dict[str, object]:
+        return {"packagetype": "sdist", "url": f"numpy-{version}.tar.gz", "filename": f"numpy-{version}.tar.gz",
+                "digests": {"sha256": digest}, "yanked": yanked}
+
+    # Newest before 2.5.5: not the pin, a pre-release, a yanked one, wheels only, nor a
+    # version that doesn't parse; 2.4.10 sorts after 2.4.9 as a version, not as text.
+    releases = {"2.5.5": [sdist("2.5.5")], "2.5.5rc1": [sdist("2.5.5rc1")], "2.5.1": [sdist("2.5.1", yanked=True)],
+                "2.5.0": [{"packagetype": "bdist_wheel", "url": "w.whl", "filename": "w.whl", "digests": {}}],
+                "2.4.9": [sdist("2.4.9")], "2.4.10": [sdist("2.4.10")], "junk-version": [sdist("junk")]}
+    opened: list[str] = []
+
+    def urlopen(url: str, timeout: float) -> FakeResponse:
+        opened.append(url)
+        return FakeResponse(json.dumps({"releases": releases}).encode() if url.endswith("/json") else archive)
+
+    monkeypatch.setattr("urllib.request.urlopen", urlopen)
+    monkeypatch.setattr(edit_corpus, "download_sdist", lambda req, name, dest: "meson: no C compiler")
+    edit_corpus.download_previous_releases(["numpy==2.5.5"], tmp_path, workers=1)
+    assert opened[-1] == "https://pypi.org/pypi/numpy/numpy-2.4.10.tar.gz"
+    assert [p.name for p in tmp_path.iterdir()] == ["numpy-2.4.10.tar.gz"]
+    assert "before 2.4.9" in (corpus.fetch_sdist_from_index("numpy<2.4.9", tmp_path / "none") or "")
