@@ -77,6 +77,15 @@ def test_the_cut_token_is_written_again_then_the_line_to_its_end(tokenizer_free_
         np.testing.assert_allclose(np.stack(before), np.stack(after), atol=1e-6)
 
 
+def test_each_token_s_bytes_decode_as_the_tokenizer_decodes_it() -> None:
+    specials = TOKENIZER.special_ids
+    assert all(TOKENIZER.token_bytes[i] == b"" for i in specials)
+    assert all(TOKENIZER.token_bytes[i].decode("utf-8", errors="replace") == TOKENIZER.decode([i])
+               for i in range(TOKENIZER.vocab_size) if i not in specials)
+    text = 'names = ["Zoë", "日本語", "✓ 🎉"]\n'
+    assert b"".join(TOKENIZER.token_bytes[i] for i in TOKENIZER.encode(text)) == text.encode()
+
+
 def test_a_cut_inside_a_character_is_healed_byte_for_byte(tokenizer_free_network: TorchServing) -> None:
     # "т" is two bytes, two tokens: the cursor after it cuts a token that is half of it.
     prefix, suffix = 'label = "Привет', "\n"
