@@ -163,7 +163,7 @@ def fetch_sdist_from_index(requirement: str, dest: Path) -> str | None:
         entry = sdists[0]
         with urllib.request.urlopen(urllib.parse.urljoin(url, entry["url"]), timeout=600) as response:
             data = response.read()
-    except (OSError, ValueError, KeyError, InvalidVersion) as error:
+    except (OSError, ValueError, KeyError) as error:  # InvalidVersion is a ValueError
         return f"PyPI: {error}"
     if hashlib.sha256(data).hexdigest() != entry["digests"]["sha256"]:
         return "PyPI: the archive does not match its published sha256"
