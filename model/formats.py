@@ -75,11 +75,16 @@ def context_ids(
 
 
 
+def healed_bytes(tokenizer: CodeTokenizer, ids: list[int]) -> bytes:
+    """The bytes of the context's last token when it is the prefix's (the cursor may have
+    cut it: the head drops it and writes them again, in serving and in training alike), else
+    none (an empty prefix: nothing to heal)."""
+    return tokenizer.token_bytes[ids[-1]] if len(ids) >= 2 and ids[-1] != tokenizer.prefix_id else b""
+
+
 def healed_text(tokenizer: CodeTokenizer, ids: list[int]) -> str:
-    """The text of the context's last token when it is the prefix's (the cursor may have
-    cut it: the head drops it and writes it again, in serving and in training alike), else
-    "" (an empty prefix: nothing to heal)."""
-    return tokenizer.decode(ids[-1:]) if len(ids) >= 2 and ids[-1] != tokenizer.prefix_id else ""
+    """``healed_bytes`` as text (training's): U+FFFD where the token is part of a character."""
+    return healed_bytes(tokenizer, ids).decode("utf-8", errors="replace")
 
 
 CUT_QUANTUM = 32

@@ -38,6 +38,7 @@ from typing import Protocol
 import numpy as np
 
 from model.calibration import Calibrator
+from model.formats import healed_bytes
 from model.serving import Cache, ServingNetwork, new_room
 from model.tokenizer import CodeTokenizer
 
@@ -91,12 +92,6 @@ def best_reachable(check: Calibrator, log_probs: list[float], agreeable: bool = 
     total, agrees, same = sum(log_probs), float(agreeable), float(elsewhere)
     return max(check([total / length, math.log(length), agrees, 1.0, same])
                for length in range(len(log_probs), MAX_TOKENS + 1))
-
-
-def healed_bytes(tokenizer: CodeTokenizer, ids: list[int]) -> bytes:
-    """The bytes of the context's last token when it is the prefix's (the cursor may have
-    cut it: the head drops it and writes them again), else none (an empty prefix)."""
-    return tokenizer.token_bytes[ids[-1]] if len(ids) >= 2 and ids[-1] != tokenizer.prefix_id else b""
 
 
 @lru_cache(maxsize=256)
