@@ -178,6 +178,21 @@ def fetch_sdist_from_index(requirement: str, dest: Path) -> str | None:
     return None
 
 
+def fetch_sdist(requirement: str, dest: Path) -> str | None:
+    """One sdist (``name==version`` or ``name<version``) into ``dest``: from PyPI's JSON API,
+    else with pip (an index pip is configured for, where pypi.org is out of reach); both
+    errors on failure.
+
+    The index comes first because it only downloads: pip prepares each sdist's metadata in a
+    fresh build environment. On a 2-core machine pip fetched about 20 pins a minute, the
+    index 305 in 40 seconds."""
+    if (index_error := fetch_sdist_from_index(requirement, dest)) is None:
+        return None
+    if (pip_error := download_sdist(requirement, package_name(requirement.split("<")[0]), dest)) is None:
+        return None
+    return f"{index_error}; pip: {pip_error}"
+
+
 def download_sdists(requirements: Iterable[str], dest: Path, workers: int = 4) -> None:
     """Fetch the pinned source distributions (those not in ``dest`` yet)."""
     dest.mkdir(parents=True, exist_ok=True)
@@ -187,10 +202,8 @@ def download_sdists(requirements: Iterable[str], dest: Path, workers: int = 4) -
         # The exact package: ``requests`` is not ``requests-oauthlib``, downloaded first.
         if name in EXCLUDED_NAMES or any(sdist_package(p) == name for p in dest.iterdir() if p.is_file()):
             return
-        if (error := download_sdist(req, name, dest)) is None:
-            return
-        if (index_error := fetch_sdist_from_index(req, dest)) is not None:
-            log.warning("could not download %s: pip: %s; %s", req, error, index_error)
+        if (error := fetch_sdist(req, dest)) is not None:
+            log.warning("could not download %s: %s", req, error)
 
     with ThreadPoolExecutor(workers) as pool:
         list(pool.map(fetch, requirements))

@@ -16,8 +16,7 @@ from pathlib import Path
 from model.corpus import (
     DEV_PACKAGES,
     EXCLUDED_NAMES,
-    download_sdist,
-    fetch_sdist_from_index,
+    fetch_sdist,
     is_excluded_path,
     looks_usable,
     package_name,
@@ -38,11 +37,8 @@ def download_previous_releases(requirements: Iterable[str], dest: Path, workers:
         name, _, version = requirement.partition("==")
         if package_name(name) in EXCLUDED_NAMES or not version:
             return
-        earlier = f"{name}<{version}"
-        if (error := download_sdist(earlier, package_name(name), dest)) is None:
-            return
-        if (index_error := fetch_sdist_from_index(earlier, dest)) is not None:
-            log.warning("no earlier release of %s: pip: %s; %s", name, error, index_error)
+        if (error := fetch_sdist(f"{name}<{version}", dest)) is not None:
+            log.warning("no earlier release of %s: %s", name, error)
 
     with ThreadPoolExecutor(workers) as pool:
         list(pool.map(fetch, requirements))

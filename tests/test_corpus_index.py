@@ -121,17 +121,19 @@ def fake_index(monkeypatch: pytest.MonkeyPatch, archive: bytes, sha256: str) -> 
     return opened
 
 
-def test_a_package_pip_cannot_prepare_comes_straight_from_the_index_checked_by_its_sha256(
+def test_a_pinned_sdist_comes_straight_from_the_index_checked_by_its_sha256_without_pip(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # numpy's metadata needs a compiler, so pip download fails; the archive alone is enough.
+    # pip would prepare numpy's metadata (a compiler); the archive alone is all the corpus reads.
     archive = b"pretend this is a tarball"
-    monkeypatch.setattr(corpus, "download_sdist", lambda req, name, dest: "meson: no C compiler")
+    ran_pip: list[str] = []
+    monkeypatch.setattr(corpus, "download_sdist", lambda req, name, dest: ran_pip.append(req))
     opened = fake_index(monkeypatch, archive, hashlib.sha256(archive).hexdigest())
     corpus.download_sdists(["numpy==2.5.5"], tmp_path, workers=1)
     assert opened == ["https://pypi.org/pypi/numpy/json", "https://pypi.org/packages/ab/numpy-2.5.5.tar.gz"]
     assert [p.name for p in tmp_path.iterdir()] == ["numpy-2.5.5.tar.gz"]
     assert (tmp_path / "numpy-2.5.5.tar.gz").read_bytes() == archive
+    assert ran_pip == []
 
     other = tmp_path / "other"
     other.mkdir()
@@ -140,13 +142,33 @@ def test_a_package_pip_cannot_prepare_comes_straight_from_the_index_checked_by_i
     assert list(other.iterdir()) == []
 
 
+def test_pip_fetches_what_the_index_cannot_and_both_errors_are_logged_when_neither_can(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    archive = b"pretend this is a tarball"
+    fake_index(monkeypatch, archive, "0" * 64)  # the index's archive fails its checksum
+    ran_pip: list[tuple[str, str]] = []
+
+    def pip(req: str, name: str, dest: Path) -> str | None:
+        ran_pip.append((req, name))
+        return None if name == "numpy" else "no such version"
+
+    monkeypatch.setattr(corpus, "download_sdist", pip)
+    assert corpus.fetch_sdist("numpy==2.5.5", tmp_path) is None
+    assert corpus.fetch_sdist("numpy<2.5.5", tmp_path) is None
+    with caplog.at_level("WARNING", logger="model.corpus"):
+        corpus.download_sdists(["scipy==1.0"], tmp_path, workers=1)
+    assert ran_pip == [("numpy==2.5.5", "numpy"), ("numpy<2.5.5", "numpy"), ("scipy==1.0", "scipy")]
+    assert "scipy==1.0: PyPI has no sdist of 1.0; pip: no such version" in caplog.text
+
+
 def test_a_package_is_not_skipped_for_another_whose_name_it_starts(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # requests-oauthlib downloaded first once made requests look present: it was left out.
     (tmp_path / "requests_oauthlib-2.0.0.tar.gz").write_bytes(b"")
     fetched: list[str] = []
-    monkeypatch.setattr(corpus, "download_sdist", lambda req, name, dest: fetched.append(req))
+    monkeypatch.setattr(corpus, "fetch_sdist", lambda req, dest: fetched.append(req))
     corpus.download_sdists(["requests==2.34.2", "requests-oauthlib==2.0.0"], tmp_path, workers=1)
     assert fetched == ["requests==2.34.2"]
 
@@ -160,7 +182,7 @@ def test_the_pinned_list_names_each_package_once_with_a_version_and_never_an_eva
     assert set(names) >= corpus.DEV_PACKAGES  # the held-out split is downloaded like the rest
 
 
-def test_the_release_before_a_pin_comes_from_the_index_when_pip_cannot_prepare_it(
+def test_the_release_before_a_pin_comes_from_the_index_without_pip(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from model import edit_corpus
@@ -184,8 +206,10 @@ def test_the_release_before_a_pin_comes_from_the_index_when_pip_cannot_prepare_i
         return FakeResponse(json.dumps({"releases": releases}).encode() if url.endswith("/json") else archive)
 
     monkeypatch.setattr("urllib.request.urlopen", urlopen)
-    monkeypatch.setattr(edit_corpus, "download_sdist", lambda req, name, dest: "meson: no C compiler")
+    ran_pip: list[str] = []
+    monkeypatch.setattr(corpus, "download_sdist", lambda req, name, dest: ran_pip.append(req))
     edit_corpus.download_previous_releases(["numpy==2.5.5"], tmp_path, workers=1)
     assert opened[-1] == "https://pypi.org/pypi/numpy/numpy-2.4.10.tar.gz"
     assert [p.name for p in tmp_path.iterdir()] == ["numpy-2.4.10.tar.gz"]
+    assert ran_pip == []
     assert "before 2.4.9" in (corpus.fetch_sdist_from_index("numpy<2.4.9", tmp_path / "none") or "")
