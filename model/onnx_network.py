@@ -28,6 +28,9 @@ class OrtNetwork:
         options.intra_op_num_threads = threads
         options.inter_op_num_threads = 1
         options.log_severity_level = 3  # ORT's own warnings are not the user's business
+        # Hidden keys' scores are -inf, and their exponentials underflowed through denormal
+        # floats: with these flushed to zero the attention's softmax ran ~9x faster here.
+        options.add_session_config_entry("session.set_denormal_as_zero", "1")
         graph = build_pass_graph(config, weights, int8).SerializeToString()
         self.session = onnxruntime.InferenceSession(graph, options, providers=["CPUExecutionProvider"])
         self._outputs = ["probabilities"] + [f"{kind}{i}" for i in range(config.n_layer) for kind in ("keys", "values")]

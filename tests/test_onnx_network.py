@@ -42,6 +42,14 @@ def test_every_serving_entry_point_matches_the_torch_network() -> None:
             np.testing.assert_allclose(v2, v, atol=1e-5, rtol=1e-4)
 
 
+def test_denormals_are_flushed_so_hidden_keys_cost_nothing_and_answers_stay_the_torch_network_s() -> None:
+    # Hidden keys score -inf: their exponentials went through denormal floats, and the
+    # attention's softmax was ~9x slower for it (README, session 28). The first test above
+    # checks answers with the flag on; this one that the flag stays on.
+    _, ort = tiny_pair()
+    assert ort.session.get_session_options().get_session_config_entry("session.set_denormal_as_zero") == "1"
+
+
 def test_next_tokens_extends_each_beam_as_one_causal_pass_of_its_own_tokens() -> None:
     rng = np.random.default_rng(2)
     context = rng.integers(0, 256, 11)
