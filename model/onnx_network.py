@@ -98,7 +98,12 @@ class OrtNetwork:
         ids = canvas if room.pending is None else np.concatenate([room.pending, canvas])
         room_length = room.layers[0][0].shape[1]
         bias = _room_bias(room_length, room_at, len(ids), causal)
-        probabilities, new = self._pass(ids, room_at, room.layers, bias, causal + scored)
+        past = room.layers
+        if room_at == 0 and len(ids) == room_length:
+            # A cold context: every slot is rewritten, so none is visible. Attending over
+            # these rows alone halves the attention of the costliest pass a request makes.
+            past, bias = self._empty_past(), np.ascontiguousarray(bias[:, room_length:])
+        probabilities, new = self._pass(ids, room_at, past, bias, causal + scored)
         _write_into(room, room_at, new)
         room.pending = None
         return probabilities

@@ -31,12 +31,16 @@ def test_every_serving_entry_point_matches_the_torch_network() -> None:
         prefix = runner.probabilities(canvas[:4], room, np.array([1, 3]))  # then a frozen tail after it
         whole = runner.encode_context(tail, cache)
         plain = runner.probabilities(canvas, whole, np.array([0, 5]))
-        results.append((first, prefix, plain, room.context_cache(), whole))
-    (*torch_probabilities, torch_room, torch_whole), (*ort_probabilities, ort_room, ort_whole) = results
+        cold = runner.make_room(None, 6, pending=context)  # nothing cached: the whole room is written
+        first_cold = runner.probabilities(canvas, cold, np.arange(6))
+        again = runner.probabilities(canvas[::-1].copy(), cold, np.arange(6))
+        results.append((first, prefix, plain, first_cold, again, room.context_cache(), whole, cold.context_cache()))
+    (*torch_probabilities, torch_room, torch_whole, torch_cold), (*ort_probabilities, ort_room, ort_whole, ort_cold) \
+        = results
     for expected, got in zip(torch_probabilities, ort_probabilities, strict=True):
         np.testing.assert_allclose(got, expected, atol=1e-6, rtol=1e-4)
         np.testing.assert_allclose(got.sum(-1), 1.0, rtol=1e-5)
-    for cache_a, cache_b in ((torch_room, ort_room), (torch_whole, ort_whole)):
+    for cache_a, cache_b in ((torch_room, ort_room), (torch_whole, ort_whole), (torch_cold, ort_cold)):
         for (k, v), (k2, v2) in zip(cache_a, cache_b, strict=True):
             np.testing.assert_allclose(k2, k, atol=1e-5, rtol=1e-4)
             np.testing.assert_allclose(v2, v, atol=1e-5, rtol=1e-4)
