@@ -11,6 +11,8 @@ import logging
 import sys
 from pathlib import Path
 
+from lsp_server.options import ServerOptions
+
 log = logging.getLogger("redraft")
 
 DEFAULT_WORK_DIR = Path.home() / ".cache" / "redraft"
@@ -141,6 +143,9 @@ def build_parser() -> argparse.ArgumentParser:
     latency.add_argument("--interval-ms", type=float, default=100.0, help="time between keystrokes")
     latency.add_argument("--workspace", type=Path,
                          help="a folder the server watches and indexes as its workspace (e.g. the files' own)")
+    latency.add_argument("--threshold", type=float, default=ServerOptions.confidence_threshold,
+                         help="confidenceThreshold sent to the server (default: the server's; 0 scores every "
+                              "candidate in full, the slowest setting)")
     nextedit = suites.add_parser("nextedit", help="real hunks replayed through the real server")
     nextedit.add_argument("--data", type=Path, required=True, help="jsonl of {path, old, new} file pairs")
     nextedit.add_argument("--limit", type=int, help="first N file pairs only")

@@ -380,7 +380,8 @@ def bench(args: argparse.Namespace) -> int:
         from lsp_server.bench.latency import format_latency, run_latency_bench
 
         files = args.files or [Path(module.__file__ or "") for module in _latency_modules()]
-        typed = run_latency_bench(files, args.lines, args.interval_ms, command, workspace=args.workspace)
+        typed = run_latency_bench(files, args.lines, args.interval_ms, command, workspace=args.workspace,
+                                  threshold=args.threshold)
         print(format_latency(typed, args.interval_ms))
         return 0
 

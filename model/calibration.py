@@ -234,8 +234,12 @@ class Calibrator:
         return low, high
 
     def __call__(self, values: Sequence[float]) -> float:
-        z = self.bias + sum(w * x for w, x in zip(self.weights, values, strict=True))
-        return 1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, z))))
+        return _squashed(self.bias + sum(w * x for w, x in zip(self.weights, values, strict=True)))
+
+    def best(self, rows: np.ndarray) -> float:
+        """The highest confidence of any row of ``rows`` (n, features): what ``max`` of
+        calling this on each would give, in one product."""
+        return _squashed(float((rows @ np.asarray(self.weights)).max()) + self.bias)
 
     def to_dict(self, names: Sequence[str] = FEATURE_NAMES) -> dict[str, object]:
         return {"features": list(names), "weights": list(self.weights), "bias": self.bias}
@@ -248,6 +252,10 @@ class Calibrator:
                 bias, (int, float)):
             return None
         return cls(tuple(float(w) for w in weights), float(bias))
+
+
+def _squashed(z: float) -> float:
+    return 1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, z))))
 
 
 def fit(rows: Sequence[Sequence[float]], labels: Sequence[bool], l2: float = 1e-2, steps: int = 200) -> Calibrator:

@@ -30,6 +30,7 @@ is finished only as valid UTF-8, so no half of a character reaches the cursor.
 from __future__ import annotations
 
 import math
+from bisect import bisect_left
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from functools import lru_cache
@@ -89,16 +90,52 @@ def best_reachable(check: Calibrator, log_probs: list[float], agreeable: bool = 
     ``MAX_TOKENS``), its statement parsing and, if ``agreeable`` / ``elsewhere`` (it has
     not left the canvas's answer / another source's line yet), being the same text. While
     this is below the server's threshold the line can't be shown, so writing it stops."""
-    total, agrees, same = sum(log_probs), float(agreeable), float(elsewhere)
-    return max(check([total / length, math.log(length), agrees, 1.0, same])
-               for length in range(len(log_probs), MAX_TOKENS + 1))
+    lengths = _LENGTHS[len(log_probs) - 1:]
+    rows = np.empty((len(lengths), len(FEATURE_NAMES)))
+    rows[:, 0] = sum(log_probs) / lengths
+    rows[:, 1] = np.log(lengths)
+    rows[:, 2:] = (float(agreeable), 1.0, float(elsewhere))
+    return check.best(rows)
+
+
+_LENGTHS = np.arange(1, MAX_TOKENS + 1, dtype=np.float64)  # the lengths a line may still reach
+
+
+@lru_cache(maxsize=4)
+def _tokens_by_bytes(tokenizer: CodeTokenizer) -> tuple[list[bytes], np.ndarray, dict[bytes, list[int]]]:
+    """The tokens with bytes, sorted by them (their bytes, their ids), and each bytes' ids."""
+    order = sorted((data, token) for token, data in enumerate(tokenizer.token_bytes) if data)
+    ids_of: dict[bytes, list[int]] = {}
+    for data, token in order:
+        ids_of.setdefault(data, []).append(token)
+    return [data for data, _ in order], np.array([token for _, token in order], dtype=np.int64), ids_of
+
+
+def _first_after_prefix(data: bytes) -> bytes | None:
+    """The least bytes after every bytes that start with ``data`` (None: there are none)."""
+    stem = data.rstrip(b"\xff")
+    return stem[:-1] + bytes([stem[-1] + 1]) if stem else None
 
 
 @lru_cache(maxsize=256)
 def _consistent_with(tokenizer: CodeTokenizer, data: bytes) -> np.ndarray:
     """(vocab,) bool: the tokens whose bytes start with ``data`` or with which it starts (so
-    that ``"            pytest"`` may still be written as 11 spaces and ``" pytest"``)."""
-    return np.array([bool(t) and (t.startswith(data) or data.startswith(t)) for t in tokenizer.token_bytes])
+    that ``"            pytest"`` may still be written as 11 spaces and ``" pytest"``).
+    Looked up in the sorted token bytes: the cursor cuts a new token at most keystrokes,
+    and a scan of the whole vocabulary cost ~10 ms each time."""
+    keys, ids, ids_of = _tokens_by_bytes(tokenizer)
+    mask = np.zeros(len(tokenizer.token_bytes), dtype=bool)
+    after = _first_after_prefix(data)
+    mask[ids[bisect_left(keys, data):len(keys) if after is None else bisect_left(keys, after)]] = True
+    for end in range(1, len(data)):
+        mask[ids_of.get(data[:end], [])] = True
+    return mask
+
+
+def _likeliest(distribution: np.ndarray, count: int) -> np.ndarray:
+    """The ``count`` likeliest tokens, likeliest first (a partition, not a sort of the vocabulary)."""
+    top = np.argpartition(-distribution, count)[:count]
+    return top[np.argsort(-distribution[top], kind="stable")]
 
 
 def line_end(prefix: str, suffix: str, written: str) -> str | None:
@@ -224,7 +261,7 @@ def write_lines(
             if len(beam.data) < len(healed):  # still writing the healed bytes again
                 distribution = np.where(_consistent_with(tokenizer, healed[len(beam.data):]), distribution, 0.0)
             total = float(distribution.sum()) or 1.0
-            for token in np.argsort(-distribution)[:beams]:
+            for token in _likeliest(distribution, beams):
                 probability = float(distribution[token]) / total
                 if probability > 0.0:
                     log_prob = math.log(max(probability, LEAST_PROBABILITY))

@@ -31,6 +31,9 @@ class OrtNetwork:
         # Hidden keys' scores are -inf, and their exponentials underflowed through denormal
         # floats: with these flushed to zero the attention's softmax ran ~9x faster here.
         options.add_session_config_entry("session.set_denormal_as_zero", "1")
+        # Between passes the pool threads sleep rather than spin: the server shares two cores
+        # with the editor, and spinning made typing-bench p95 slower, not faster (README).
+        options.add_session_config_entry("session.intra_op.allow_spinning", "0")
         graph = build_pass_graph(config, weights, int8).SerializeToString()
         self.session = onnxruntime.InferenceSession(graph, options, providers=["CPUExecutionProvider"])
         self._outputs = ["probabilities"] + [f"{kind}{i}" for i in range(config.n_layer) for kind in ("keys", "values")]

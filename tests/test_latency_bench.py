@@ -4,6 +4,7 @@ import sys
 from pathlib import Path
 
 from lsp_server.bench.latency import format_latency, run_latency_bench, typing_spots
+from lsp_server.options import ServerOptions
 
 SERVER = [sys.executable, "-m", "lsp_server", "serve"]
 
@@ -19,3 +20,13 @@ def test_typing_in_a_workspace_answers_every_keystroke_or_drops_it_for_the_next(
     typed = len(text[start:end].lstrip())
     assert report.errors == 0 and report.requests == typed and len(report.latencies_ms) >= 1
     assert report.cold_start_ms > 0 and "cold start to first answer" in format_latency(report, 20.0)
+    assert report.threshold == ServerOptions().confidence_threshold  # what users get, unless told otherwise
+
+
+def test_the_threshold_reaches_the_server_and_the_table(tmp_path: Path) -> None:
+    module = tmp_path / "handlers.py"
+    module.write_text("".join(f"def handler_{n}(request):\n    return respond(request, status={n})\n\n"
+                              for n in range(30)))
+    report = run_latency_bench([module], 1, 20.0, SERVER, threshold=1.0)  # no confidence reaches 1
+    assert report.errors == 0 and report.latencies_ms and report.shown == 0
+    assert ["confidence", "threshold", "1"] in [row.split() for row in format_latency(report, 20.0).splitlines()]

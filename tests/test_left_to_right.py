@@ -10,7 +10,17 @@ import pytest
 
 from model.calibration import Calibrator
 from model.inference import CompletionRequest, FimCompleter
-from model.left_to_right import CONFIG_KEY, FEATURE_NAMES, KIND, Written, line_end, write_lines
+from model.left_to_right import (
+    CONFIG_KEY,
+    FEATURE_NAMES,
+    KIND,
+    MAX_TOKENS,
+    Written,
+    _consistent_with,
+    best_reachable,
+    line_end,
+    write_lines,
+)
 from model.model_folder import SHIPPED_DIR
 from model.serving import Room, ServedModel
 from model.tokenizer import CodeTokenizer
@@ -29,6 +39,33 @@ def test_a_line_ends_where_the_cursor_s_line_goes_on() -> None:
     # At a line's start with code after it: a whole line, newline included (HumanEval).
     assert line_end("def f(x):\n    ", "return x\n", "y = x\n") == "y = x\n"
     assert line_end("def f(x):\n", "    return x\n", "    y = x\n") == "    y = x\n"
+
+
+def test_the_tokens_a_healed_cut_allows_are_those_a_scan_of_the_vocabulary_finds() -> None:
+    def scanned(data: bytes) -> np.ndarray:
+        return np.array([bool(t) and (t.startswith(data) or data.startswith(t)) for t in TOKENIZER.token_bytes])
+
+    rng = np.random.default_rng(0)
+    tokens = [t for t in TOKENIZER.token_bytes if t]
+    cuts = [b" ", b"\n", b"        ", b"\xff", b"\xff\xff", b"\xe2\x9c", "é".encode()[:1], b"pyt", b"\x00"]
+    for index in rng.choice(len(tokens), 60, replace=False):
+        token = tokens[index]
+        cuts += [token[: int(rng.integers(1, len(token) + 1))], token + bytes([int(rng.integers(256))])]
+    for cut in cuts:
+        allowed = _consistent_with(TOKENIZER, cut)
+        assert (allowed == scanned(cut)).all(), cut
+    assert _consistent_with(TOKENIZER, b" ").sum() > 100  # most words start with a space
+
+
+def test_the_best_reachable_confidence_is_the_best_over_every_length_a_line_may_reach() -> None:
+    check = Calibrator((0.8, -0.3, 1.2, 0.5, 0.7), -0.4)
+    rng = np.random.default_rng(1)
+    for _ in range(200):
+        log_probs = list(np.log(rng.random(int(rng.integers(1, MAX_TOKENS + 1)))))
+        agreeable, elsewhere = bool(rng.random() < 0.5), bool(rng.random() < 0.5)
+        each = [check([sum(log_probs) / length, math.log(length), float(agreeable), 1.0, float(elsewhere)])
+                for length in range(len(log_probs), MAX_TOKENS + 1)]
+        assert best_reachable(check, log_probs, agreeable, elsewhere) == pytest.approx(max(each), abs=1e-12)
 
 
 class Scripted(TorchServing):

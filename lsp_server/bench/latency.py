@@ -5,6 +5,10 @@ character per keystroke: an incremental ``didChange`` and an Automatic
 ``inlineCompletion`` per keystroke, at a fixed typing interval. A request still unanswered
 when the next keystroke comes is cancelled (``$/cancelRequest``), as an editor does; it
 counts as dropped. Latency is measured on answered requests (a null answer is an answer).
+
+The server runs at the confidence threshold users get unless told otherwise: below it the
+server stops refining candidates that can't be shown, so threshold 0 (every candidate
+scored in full) is the slowest setting, not the served one.
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ from typing import Any
 
 from lsp_server.bench.fim import offset_to_position, percentile
 from lsp_server.bench.lsp_client import LspClient, LspError
+from lsp_server.options import ServerOptions
 
 MIN_CONTEXT_CHARS = 1_000
 
@@ -32,6 +37,7 @@ class LatencyReport:
     cold_start_ms: float = 0.0
     rss_start_mb: float = 0.0
     rss_end_mb: float = 0.0
+    threshold: float = ServerOptions.confidence_threshold  # confidenceThreshold sent to the server
 
     @property
     def requests(self) -> int:
@@ -120,14 +126,14 @@ async def _type_line(
 
 
 async def _run(files: Sequence[Path], lines_per_file: int, interval_ms: float, command: list[str],
-               seed: int, workspace: Path | None) -> LatencyReport:
-    report = LatencyReport()
+               seed: int, workspace: Path | None, threshold: float) -> LatencyReport:
+    report = LatencyReport(threshold=threshold)
     spots = typing_spots(files, lines_per_file, seed)
     if not spots:
         raise ValueError("no line with 1,000 characters of context before it in the given files")
     started = time.perf_counter()
     async with LspClient(command, timeout=120) as client:
-        await client.initialize({"confidenceThreshold": 0.0}, workspace_folders=[workspace] if workspace else [])
+        await client.initialize({"confidenceThreshold": threshold}, workspace_folders=[workspace] if workspace else [])
         await client.initialized()
         _, text, start, _ = spots[0]
         await client.did_open("file:///bench/cold.py", text[:start])
@@ -147,10 +153,12 @@ async def _run(files: Sequence[Path], lines_per_file: int, interval_ms: float, c
 
 
 def run_latency_bench(files: Sequence[Path], lines_per_file: int, interval_ms: float, command: list[str],
-                      seed: int = 0, workspace: Path | None = None) -> LatencyReport:
+                      seed: int = 0, workspace: Path | None = None,
+                      threshold: float = ServerOptions.confidence_threshold) -> LatencyReport:
     """``workspace``: a folder the server gets as its workspace (it scans and indexes it
-    while the first answer is awaited, as in an editor)."""
-    return asyncio.run(_run(files, lines_per_file, interval_ms, command, seed, workspace))
+    while the first answer is awaited, as in an editor); ``threshold``: the
+    confidenceThreshold the server is started with."""
+    return asyncio.run(_run(files, lines_per_file, interval_ms, command, seed, workspace, threshold))
 
 
 def format_latency(report: LatencyReport, interval_ms: float) -> str:
@@ -158,6 +166,7 @@ def format_latency(report: LatencyReport, interval_ms: float) -> str:
     rows = [
         ("keystrokes (requests)", f"{report.requests}"),
         ("typing interval", f"{interval_ms:.0f} ms"),
+        ("confidence threshold", f"{report.threshold:g}"),
         ("answered", f"{len(answered)}  (with a suggestion: {report.shown})"),
         ("dropped (cancelled by the next keystroke)", f"{report.dropped / max(1, report.requests):.1%}"),
         ("errors", f"{report.errors}"),
