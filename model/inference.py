@@ -21,7 +21,7 @@ from model.left_to_right import CONFIG_KEY as LEFT_TO_RIGHT_KEY
 from model.left_to_right import FEATURE_NAMES as LEFT_TO_RIGHT_FEATURES
 from model.left_to_right import KIND as LEFT_TO_RIGHT
 from model.left_to_right import PARSES as LEFT_TO_RIGHT_PARSES
-from model.left_to_right import Written, best_reachable, write_lines, written_after
+from model.left_to_right import Written, best_reachable, first_position, write_lines, written_after
 from model.line_continuation import CONFIG_KEY as CONTINUATION_KEY
 from model.line_continuation import CONTINUATION_FEATURES, Continuation, LineContinuer
 from model.line_continuation import KIND as CONTINUED
@@ -142,11 +142,16 @@ class FimCompleter:
             if old != new:
                 break
             common += 1
-        common = min(common, len(ids) - 1)  # always encode at least one token
+        # Always encode at least the position the head's line starts from (``first_position``):
+        # that pass gives its distribution too, and the beam search needs no pass of its own.
+        head_at = first_position(self.tokenizer, ids)
+        common = min(common, head_at)
         reuse = None
         if self._cache is not None and common > 0:
             reuse = [(k[:, :common], v[:, :common]) for k, v in self._cache]
-        return ids, self.network.make_room(reuse, canvas_size, pending=np.array(ids[common:], dtype=np.int64))
+        room = self.network.make_room(reuse, canvas_size, pending=np.array(ids[common:], dtype=np.int64))
+        room.head_at = head_at
+        return ids, room
 
     def complete(
         self, request: CompletionRequest, should_stop: Callable[[], bool] = lambda: False
@@ -338,7 +343,7 @@ class FimCompleter:
             return []
         ranking = _ByConfidence(check, request, statement, network_text, other_texts)
         lines = write_lines(self.network, self.tokenizer, ids, room.context_cache(), request.prefix,
-                            request.suffix, should_stop, ranking)
+                            request.suffix, should_stop, ranking, first=room.head)
         if should_stop():
             raise Cancelled
         candidates = []

@@ -211,9 +211,16 @@ class ByScore:
         return sum(log_probs)
 
 
+def first_position(tokenizer: CodeTokenizer, ids: list[int]) -> int:
+    """The context position whose next-token distribution is the line's first token: the
+    last one's, or the one's before it when the last token is dropped to be healed."""
+    return len(ids) - 2 if healed_bytes(tokenizer, ids) else len(ids) - 1
+
+
 def write_lines(
     network: ServingNetwork, tokenizer: CodeTokenizer, ids: list[int], cache: Cache, prefix: str, suffix: str,
     should_stop: Callable[[], bool] = lambda: False, ranking: LineRanking = ByScore(), beams: int = BEAMS,
+    first: np.ndarray | None = None,
 ) -> list[Written]:
     """The cursor's lines after the context ``ids`` whose keys/values are ``cache`` (the
     room's context, left untouched): the distinct lines that fit the suffix within
@@ -224,10 +231,15 @@ def write_lines(
     (which it checks itself).
 
     One pass per token extends every beam: each beam's token goes into a slot of its own
-    and sees the context and its own earlier slots (``ServingNetwork.next_tokens``)."""
+    and sees the context and its own earlier slots (``ServingNetwork.next_tokens``).
+    ``first``: the distribution of the first token (after ``first_position``), when the
+    pass that encoded the context already gave it (``Room.head``): then the search starts
+    from the cache's keys/values at that position, one pass sooner."""
     healed = healed_bytes(tokenizer, ids)
-    start = len(ids) - 2 if healed else len(ids) - 1  # the position whose output is the first token
-    room = new_room(network.config, [(k[:, :start], v[:, :start]) for k, v in cache], 1 + beams * MAX_TOKENS, None)
+    start = first_position(tokenizer, ids)
+    cached = start if first is None else start + 1  # the first input's own keys/values are cached then
+    room = new_room(network.config, [(k[:, :cached], v[:, :cached]) for k, v in cache],
+                    start + 1 - cached + beams * MAX_TOKENS, None)
     ends = {tokenizer.end_of_middle_id, tokenizer.pad_id, tokenizer.mask_id}
     finished: list[Written] = []
     best = -math.inf  # the value of the best line finished so far
@@ -247,14 +259,17 @@ def write_lines(
                 break
         if should_stop():
             return []
-        sees = np.zeros((len(alive), free), dtype=bool)
-        sees[:, :start] = True
-        for row, beam in enumerate(alive):
-            sees[row, beam.slots[:-1]] = True
-        distributions = network.next_tokens(np.array(inputs, dtype=np.int64), room, free, start + len(alive[0].tokens),
-                                            sees)
+        if first is not None:  # the first input's pass was the context's own
+            distributions, first = first[None], None
+        else:
+            sees = np.zeros((len(alive), free), dtype=bool)
+            sees[:, :start] = True
+            for row, beam in enumerate(alive):
+                sees[row, beam.slots[:-1]] = True
+            distributions = network.next_tokens(np.array(inputs, dtype=np.int64), room, free,
+                                                start + len(alive[0].tokens), sees)
+            passes += 1
         free += len(alive)
-        passes += 1
         checked_against = best
         children: list[tuple[float, _Beam, int, float]] = []
         for beam, distribution in zip(alive, distributions, strict=True):

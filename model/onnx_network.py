@@ -106,9 +106,13 @@ class OrtNetwork:
             # A cold context: every slot is rewritten, so none is visible. Attending over
             # these rows alone halves the attention of the costliest pass a request makes.
             past, bias = self._empty_past(), np.ascontiguousarray(bias[:, room_length:])
-        probabilities, new = self._pass(ids, room_at, past, bias, causal + scored)
+        head_row = room.head_row()
+        rows = causal + scored if head_row is None else np.append(causal + scored, head_row)
+        probabilities, new = self._pass(ids, room_at, past, bias, rows)
         _write_into(room, room_at, new)
         room.pending = None
+        if head_row is not None:
+            room.head, probabilities = probabilities[-1], probabilities[:-1]
         return probabilities
 
 

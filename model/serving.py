@@ -37,11 +37,25 @@ class Room:
     ``pending`` context tokens (the tail typed since the cache was made) are encoded by
     the first denoising pass, in the same forward as the canvas: a forward of a few tokens
     costs mostly fixed per-layer overhead, so one pass instead of two saves that overhead
-    on every request. Exact: the pending rows stay causal."""
+    on every request. Exact: the pending rows stay causal.
+
+    That pass may also return the next-token distribution after one pending position
+    (``head_at``, into ``head``): the line the head writes at the cursor starts from it,
+    which saves the beam search a pass of its own (``left_to_right.write_lines``). A
+    runtime that can't leaves ``head`` None."""
 
     layers: Cache  # each (heads, context + canvas, head_dim)
     context_length: int  # including the pending tokens
     pending: np.ndarray | None = None  # (n,) context ids not yet in ``layers``
+    head_at: int | None = None  # a context position whose next-token distribution is wanted
+    head: np.ndarray | None = None  # (vocab,) that distribution, once the pending pass ran
+
+    def head_row(self) -> int | None:
+        """The pending row at ``head_at``, or None when it isn't pending (no head wanted)."""
+        if self.pending is None or self.head_at is None:
+            return None
+        row = self.head_at - (self.context_length - len(self.pending))
+        return row if 0 <= row < len(self.pending) else None
 
     def context_cache(self) -> Cache:
         """The context's keys/values (views into the room); only once nothing is pending."""

@@ -46,6 +46,31 @@ def test_every_serving_entry_point_matches_the_torch_network() -> None:
             np.testing.assert_allclose(v2, v, atol=1e-5, rtol=1e-4)
 
 
+def test_the_pass_that_encodes_the_context_also_gives_the_head_s_distribution_at_a_pending_position() -> None:
+    rng = np.random.default_rng(3)
+    context, canvas = rng.integers(0, 256, 12), rng.integers(0, 256, 6)
+    _, ort = tiny_pair()
+    cache = ort.encode_context(context[:9])
+    for head_at in (9, 11):  # the first and the last pending position
+        plain = ort.make_room(cache, 6, pending=context[9:])
+        room = ort.make_room(cache, 6, pending=context[9:])
+        room.head_at = head_at
+        np.testing.assert_allclose(ort.probabilities(canvas, room), ort.probabilities(canvas, plain), atol=1e-6)
+        # What the beam search's own first pass would compute: the token at head_at after the cache before it.
+        beams = new_room(ort.config, [(k[:, :head_at], v[:, :head_at]) for k, v in room.context_cache()], 1, None)
+        own = ort.next_tokens(context[head_at:head_at + 1], beams, head_at, head_at, np.ones((1, head_at), dtype=bool))
+        assert room.head is not None
+        np.testing.assert_allclose(room.head, own[0], atol=1e-6, rtol=1e-4)
+    cold = ort.make_room(None, 6, pending=context)
+    cold.head_at = 11
+    ort.probabilities(canvas, cold)
+    assert cold.head is not None
+    cached = ort.make_room(cache, 6, pending=context[9:])
+    cached.head_at = 5  # already cached: no pass computes it, and none is asked to
+    ort.probabilities(canvas, cached)
+    assert cached.head is None
+
+
 def test_the_onnx_session_flushes_denormals_and_its_threads_sleep_between_passes() -> None:
     # Hidden keys score -inf: their exponentials went through denormal floats, and the
     # attention's softmax was ~9x slower for it (README, session 28). Spinning pool threads
