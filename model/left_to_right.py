@@ -195,6 +195,11 @@ class LineRanking(Protocol):
 
     def value(self, written: Written) -> float: ...
 
+    def bounds(self, written: Written) -> tuple[float, float]:
+        """The least and most ``value`` can say, found without its costly part (a parse):
+        a finished line that can't reach the floor or beat the best line is valued no
+        further."""
+
     def reachable(self, log_probs: list[float], line: str) -> float: ...
 
 
@@ -206,6 +211,9 @@ class ByScore:
 
     def value(self, written: Written) -> float:
         return written.score
+
+    def bounds(self, written: Written) -> tuple[float, float]:
+        return written.score, written.score
 
     def reachable(self, log_probs: list[float], line: str) -> float:
         return sum(log_probs)
@@ -296,7 +304,10 @@ def write_lines(
                 placed = None if whole is None else line_end(prefix, suffix, whole)
                 if placed is not None and placed.strip():
                     written = Written(placed, tokens, healed, log_probs)
-                    value = ranking.value(written)
+                    low, high = ranking.bounds(written)
+                    # Its exact value matters only if it may become the best or fall below the floor.
+                    value = high if high < ranking.floor or (high <= best and low >= ranking.floor) \
+                        else ranking.value(written)
                     if value >= ranking.floor:
                         finished.append(written)
                         best = max(best, value)

@@ -3,13 +3,13 @@ offering it only once calibrated."""
 
 import itertools
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import pytest
 
 from model.calibration import Calibrator
-from model.inference import CompletionRequest, FimCompleter
+from model.inference import CompletionRequest, FimCompleter, _most_confident
 from model.left_to_right import (
     CONFIG_KEY,
     FEATURE_NAMES,
@@ -197,6 +197,9 @@ class Wanting:
     def value(self, written: Written) -> float:
         return float(written.text == self.wanted)
 
+    def bounds(self, written: Written) -> tuple[float, float]:
+        return self.value(written), self.value(written)
+
     def reachable(self, log_probs: list[float], line: str) -> float:
         return float(self.wanted.startswith(line))
 
@@ -223,6 +226,46 @@ def test_the_caller_s_ranking_not_the_beam_s_score_decides_which_lines_are_kept(
     assert [c.text for c in written][:2] == ["values", "value2"]
     assert all(a.confidence >= b.confidence for a, b in itertools.pairwise(written))
     assert written[1].confidence == pytest.approx(trusting(written[1].features))
+
+
+@dataclass
+class Costly:
+    """A ranking whose exact value costs (the parse check), around a bound known for free."""
+
+    values: dict[str, float]
+    floor: float = 0.0
+    valued: list[str] = field(default_factory=list)
+
+    def value(self, written: Written) -> float:
+        self.valued.append(written.text)
+        return self.values.get(written.text, 0.0)
+
+    def bounds(self, written: Written) -> tuple[float, float]:
+        value = self.values.get(written.text, 0.0)
+        return value - 0.2, value + 0.1
+
+    def reachable(self, log_probs: list[float], line: str) -> float:
+        return 2.0
+
+
+def test_a_line_is_valued_exactly_only_while_it_could_still_be_the_best(tokenizer_free_network: TorchServing) -> None:
+    prefix, suffix = "def f(value):\n    return ", "\n"
+    ids = [TOKENIZER.suffix_id, *TOKENIZER.encode(suffix), TOKENIZER.prefix_id, *TOKENIZER.encode(prefix)]
+    network = Forking(tokenizer_free_network, " value", "s", "2")
+    cache = network.encode_context(np.array(ids))
+    ranking = Costly({"values": 1.0, "value2": 0.5, "value3": 0.95})
+    lines = write_lines(network, TOKENIZER, ids, cache, prefix, suffix, ranking=ranking)
+    # "value2" finished after "values", whose value it can't reach: kept, never valued.
+    assert [line.text for line in lines][:2] == ["values", "value2"]
+    assert "values" in ranking.valued and "value2" not in ranking.valued
+    ranking.valued.clear()
+    assert [line.text for line in _most_confident(lines, ranking, 1)] == ["values"] and ranking.valued == ["values"]
+    ranking.values["value2"] = 0.95  # now it could beat "values" (bound 1.05): valued, and still second
+    ranking.valued.clear()
+    assert [line.text for line in _most_confident(lines, ranking, 1)] == ["values"]
+    assert sorted(ranking.valued) == ["value2", "values"]
+    ranking.values["value2"] = 2.0
+    assert [line.text for line in _most_confident(lines, ranking, 2)] == ["value2", "values"]
 
 
 def _completer(network: TorchServing, check: Calibrator | None, copies: float = 0.0) -> FimCompleter:
