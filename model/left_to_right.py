@@ -70,7 +70,8 @@ class Written:
     tokens: list[int]  # as written: the first ones write ``healed`` again
     healed: bytes  # the prefix's last token's bytes, dropped and written again
     log_probs: list[float]  # of each token written
-    passes: int = 0  # the network's passes that wrote it (every beam's token in one pass)
+    passes: int = 0  # the network's passes that wrote it (every beam's token in one pass; a first
+    # distribution the context's own pass gave, ``write_lines(first=...)``, is not counted)
 
     @property
     def score(self) -> float:
