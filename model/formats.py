@@ -56,12 +56,12 @@ def context_ids(
     keys/values of everything but the prefix tail stay valid.
     """
     room = budget.total - 2
-    all_suffix, prefix_tokens = tokenizer.encode_batch(
+    all_suffix, prefix_tokens = tokenizer.encode_each(
         [clip_suffix(suffix, NARROW_SUFFIX_WINDOW), clip_prefix(prefix, NARROW_PREFIX_WINDOW)])
     prefix_short = len(prefix) > NARROW_PREFIX_WINDOW and len(prefix_tokens) < room
     suffix_short = len(suffix) > NARROW_SUFFIX_WINDOW and len(all_suffix) < room - len(prefix_tokens)
     if prefix_short or suffix_short:
-        all_suffix, prefix_tokens = tokenizer.encode_batch([clip_suffix(suffix), clip_prefix(prefix)])
+        all_suffix, prefix_tokens = tokenizer.encode_each([clip_suffix(suffix), clip_prefix(prefix)])
     suffix_tokens = all_suffix[: min(budget.max_suffix, room)]
     prefix_room = room - len(suffix_tokens)
     excess = len(prefix_tokens) - prefix_room
@@ -152,7 +152,7 @@ def render_hunk(path: str, start_line: int, old_text: str, new_text: str) -> str
 def history_ids(tokenizer: CodeTokenizer, hunks: list[str], budget: NextEditBudget) -> list[int]:
     """``<|edits|>`` and the newest hunks that fit the history budget, oldest first."""
     kept: list[int] = []
-    for encoded in reversed(tokenizer.encode_batch(hunks) if hunks else []):
+    for encoded in reversed(tokenizer.encode_each(hunks) if hunks else []):
         if len(kept) + len(encoded) > budget.history - 1:
             break
         kept = encoded + kept
@@ -163,7 +163,7 @@ def next_edit_region_ids(
     tokenizer: CodeTokenizer, prefix: str, region: str, suffix: str, room: int, budget: NextEditBudget
 ) -> list[int] | None:
     """The part after the history; None when the region is too long to rewrite."""
-    suffix_tokens, prefix_tokens, region_tokens = tokenizer.encode_batch(
+    suffix_tokens, prefix_tokens, region_tokens = tokenizer.encode_each(
         [clip_suffix(suffix), clip_prefix(prefix), region]
     )
     if len(region_tokens) > budget.region:

@@ -52,9 +52,9 @@ class OrtNetwork:
         end = start + len(ids) if position is None else position + 1
         if end > self._rope[0].shape[0]:
             self._rope = self._rope_table(max(end, 2 * self._rope[0].shape[0]))
-        at = slice(start, end) if position is None else np.full(len(ids), position)
-        feed = {"ids": ids.astype(np.int64, copy=False), "cos": self._rope[0][at],
-                "sin": self._rope[1][at], "bias": bias, "rows": rows.astype(np.int64, copy=False)}
+        positions = np.arange(start, end) if position is None else np.full(len(ids), position)
+        feed = {"ids": ids.astype(np.int64, copy=False), "positions": positions, "cos": self._rope[0],
+                "sin": self._rope[1], "bias": bias, "rows": rows.astype(np.int64, copy=False)}
         for i, (keys, values) in enumerate(past):
             feed[f"past_keys{i}"], feed[f"past_values{i}"] = keys, values
         out = self.session.run(self._outputs, feed)

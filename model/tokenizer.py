@@ -57,8 +57,10 @@ class CodeTokenizer:
     def encode(self, text: str) -> list[int]:
         return list(self.backend.encode(text, add_special_tokens=False).ids)
 
-    def encode_batch(self, texts: Sequence[str]) -> list[list[int]]:
-        return [list(e.ids) for e in self.backend.encode_batch(list(texts), add_special_tokens=False)]
+    def encode_each(self, texts: Sequence[str]) -> list[list[int]]:
+        """One text after the other: the backend's parallel batch took twice as long on the
+        few KB a request tokenizes (its threads wake beside ONNX Runtime's; 1.5 vs 0.7 ms)."""
+        return [self.encode(text) for text in texts]
 
     def encode_with_offsets(self, text: str) -> tuple[list[int], list[tuple[int, int]]]:
         encoding = self.backend.encode(text, add_special_tokens=False)
