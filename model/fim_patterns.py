@@ -145,7 +145,8 @@ def copy_candidate(prefix: str, suffix: str, related: RelatedLines | None = None
     # rsplit/split with a bound: a huge document is not split whole on every keystroke.
     above = prefix.rsplit("\n", LINES_ABOVE + 1)[-LINES_ABOVE - 1:-1]
     below = suffix.split("\n", LINES_BELOW + 1)[1:LINES_BELOW + 1]
-    rests = Counter(line[len(typed):] for line in _stripped_lines((*above, *below))
+    near = [line for line in (*above, *below) if typed in line]  # cheap: few lines hold it at all
+    rests = Counter(line[len(typed):] for line in _stripped_lines(near)
                     if len(line) > len(typed) and line.startswith(typed))
     copied = _agreed(rests, typed, suffix, FILE_KINDS, MIN_TYPED)
     if copied is None and related is not None:

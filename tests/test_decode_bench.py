@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 
 from lsp_server.cli import main
-from model.bench.decode import DECODERS, NEXT_TOKEN_HEAD, dev_cases
+from model.bench.decode import AS_YOU_TYPE_MAX_STEPS, DECODERS, NEXT_TOKEN_HEAD, dev_cases
 
 ALL_AT_ONCE = "τ=0, length first (all in one pass)"
-CAPPED = "the same, capped at 4 passes (as you type)"
+CAPPED = f"the same, capped at {AS_YOU_TYPE_MAX_STEPS} passes (as you type)"
 
 
 def write_corpus(path: Path) -> None:
@@ -69,12 +69,11 @@ def test_bench_decode_on_held_out_spans_prints_a_row_per_decoder(
     # the whole 16-position canvas in that one pass.
     assert all_at_once[-5] == all_at_once[-2] and all_at_once[-1] == "16.00"
     capped = rows[[d.name for d in DECODERS].index(CAPPED)].split()
-    assert float(capped[-1]) >= 16 / 4  # at most 4 passes per case
+    assert float(capped[-1]) >= 16 / AS_YOU_TYPE_MAX_STEPS  # at most that many passes per case
 
 
 def test_the_as_you_type_row_uses_the_servers_default_cap() -> None:
     from lsp_server.options import ServerOptions
-    from model.bench.decode import AS_YOU_TYPE_MAX_STEPS
 
     # model/ knows nothing of the server, so the bench keeps its own copy of the default.
     assert ServerOptions().automatic_max_steps == AS_YOU_TYPE_MAX_STEPS
