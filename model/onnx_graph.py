@@ -101,7 +101,7 @@ def build_pass_graph(config: NetworkConfig, weights: Mapping[str, np.ndarray], i
     g.constant("batch_shape", np.array([1, -1, width], dtype=np.int64))
     g.constant("head_shape", np.array([-1, heads, head_dim], dtype=np.int64))
     embedding = weights["embed.weight"].astype(np.float32)
-    positions = g.one("Unsqueeze", ["positions", "batch_axis"])  # (1, n)
+    batch_positions = g.one("Unsqueeze", ["positions", "batch_axis"])  # (1, n)
     x = g.one("Reshape", [g.one("Gather", [g.constant("embed", embedding), "ids"], axis=0), "batch_shape"])
     added: str | None = None  # the last block's output, not yet added to x
     for i in range(config.n_layer):
@@ -114,7 +114,7 @@ def build_pass_graph(config: NetworkConfig, weights: Mapping[str, np.ndarray], i
         qkv_weight = weights[p + "attn.qkv.weight"].astype(np.float32)
         qkv_weight = np.concatenate([qkv_weight[:width] / math.sqrt(head_dim), qkv_weight[width:]])
         q, k, v = g.op("Split", [g.linear(normed, qkv_weight, p + "qkv")], outputs=3, axis=-1)  # (1, n, width)
-        q, k = g.rotary(q, positions, heads), g.rotary(k, positions, heads)
+        q, k = g.rotary(q, batch_positions, heads), g.rotary(k, batch_positions, heads)
         q = g.one("Transpose", [g.one("Reshape", [q, "head_shape"])], perm=[1, 0, 2])  # (heads, n, head_dim)
         for kind, rows in (("keys", k), ("values", v)):
             g.nodes.append(helper.make_node("Transpose", [g.one("Reshape", [rows, "head_shape"])], [f"{kind}{i}"],
