@@ -327,6 +327,7 @@ def calibrate(args: argparse.Namespace) -> int:
         calibrate_continuation,
         calibrate_copies,
         calibrate_copy_check,
+        calibrate_int8,
         calibrate_left_to_right,
     )
     from model.calibrate_next_edit import calibrate_next_edit
@@ -335,6 +336,8 @@ def calibrate(args: argparse.Namespace) -> int:
 
     model_dir = args.into or args.model or SHIPPED_DIR
     dev_files = read_corpus(args.dev) if args.only != "next-edit" else []
+    if args.only in (None, "fim", "fim-copy"):  # first: the confidences below are the smoothed network's
+        print(calibrate_int8(model_dir, dev_files))
     if args.only in (None, "fim"):
         print(fit_calibration(model_dir, dev_files, args.cases, plot=args.plot))
     if args.only in (None, "fim", "fim-copy"):

@@ -13,25 +13,30 @@ import random
 from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
+
 from model.bench.decode import same_code
 from model.calibration import fit, statement_parses
 from model.copy_check import CHECK_FEATURES, CHECKED_KINDS, CONFIG_KEY
 from model.corpus import SourceFile
 from model.fim_examples import SPAN_MIX, SpanKind, choose_span
 from model.fim_patterns import COPY_KINDS, LineIndex, RelatedLines, copy_candidate
+from model.formats import ContextBudget, context_ids
 from model.inference import CompletionRequest, FimCompleter, source_texts
+from model.int8_smoothing import SCALE_CONTEXTS, SCALES_FILE, fold, measure_scales, save_scales
 from model.left_to_right import CONFIG_KEY as LEFT_TO_RIGHT_KEY
 from model.left_to_right import FEATURE_NAMES as LEFT_TO_RIGHT_FEATURES
 from model.line_continuation import CONFIG_KEY as CONTINUATION_KEY
 from model.line_continuation import CONTINUATION_FEATURES, LineContinuer
 from model.line_continuation import KIND as CONTINUED
-from model.model_folder import CONFIG_FILE
+from model.model_folder import CONFIG_FILE, read_folder
+from model.onnx_network import OrtNetwork
 from model.phrase_table import CONFIG_KEY as PHRASE_KEY
 from model.phrase_table import KIND as PHRASE
 from model.phrase_table import PHRASE_FEATURES
 from model.plots import plot_precision_curve
 from model.run_index import RunIndex, RunIndexBuilder
-from model.serving import load_served_model
+from model.serving import load_served_model, read_weights
 
 THRESHOLDS = (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9)
 
@@ -281,3 +286,46 @@ def calibrate(
     return (f"{len(scored)} dev cases, exact {exact_rate:.1%}; calibrator fitted on {half}, "
             f"measured on {len(held_out)}:\n{report}")
 
+
+
+INT8_REPORT_CONTEXTS = 32  # held-out contexts, apart from the scales' own, that measure them
+
+
+def calibrate_int8(model_dir: Path, dev_files: list[SourceFile], seed: int = 9) -> str:
+    """Measure the int8 graph's smoothing scales (``int8_smoothing.py``) on held-out code and
+    write them beside the weights, if on other held-out contexts they bring the int8 first
+    pass closer to fp32's (mean KL of the canvas distributions); else remove them."""
+    contents = read_folder(model_dir)
+    budget = ContextBudget.of(contents.metadata)
+    contexts = [context_ids(contents.tokenizer, prefix, suffix, budget)
+                for prefix, _, suffix in dev_cases(dev_files, SCALE_CONTEXTS + INT8_REPORT_CONTEXTS, seed)]
+    measured, reported = contexts[:SCALE_CONTEXTS], contexts[SCALE_CONTEXTS:]
+    if not reported:
+        return "int8 smoothing: no held-out code to measure it on; nothing written"
+    scales = measure_scales(model_dir, measured)
+    weights = read_weights(model_dir, contents.config)
+    mask = contents.tokenizer.mask_id
+    reference = OrtNetwork(contents.config, weights, int8=False)
+    before = _int8_distance(reference, OrtNetwork(contents.config, weights), reported, mask)
+    after = _int8_distance(reference, OrtNetwork(contents.config, fold(weights, scales, contents.config)),
+                           reported, mask)
+    path = model_dir / SCALES_FILE
+    figures = (f"int8 smoothing: scales from {len(measured)} held-out contexts; on {len(reported)} others, mean KL "
+               f"of the int8 first pass's canvas distributions to fp32's {before:.4f} → {after:.4f} nats")
+    if after >= before:
+        path.unlink(missing_ok=True)
+        return f"{figures}; no better, so none kept"
+    save_scales(model_dir, scales)
+    return f"{figures}; written to {path}"
+
+
+def _int8_distance(reference: OrtNetwork, int8: OrtNetwork, contexts: list[list[int]], mask_id: int) -> float:
+    """Mean KL(reference ‖ int8) of the first pass's distributions over a masked canvas."""
+    distances = []
+    for ids in contexts:
+        canvas = np.full(32, mask_id, dtype=np.int64)
+        expected = reference.probabilities(canvas, reference.encode_context(np.array(ids, dtype=np.int64)))
+        got = int8.probabilities(canvas, int8.encode_context(np.array(ids, dtype=np.int64)))
+        floor = np.finfo(np.float32).tiny
+        distances.append(float((expected * (np.log(expected + floor) - np.log(got + floor))).sum(-1).mean()))
+    return float(np.mean(distances))

@@ -11,7 +11,9 @@ context and to itself; the context never sees the canvas.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from model.tokenizer import CodeTokenizer
 
@@ -30,6 +32,12 @@ class ContextBudget:
 
     total: int = 256
     max_suffix: int = 96
+
+    @classmethod
+    def of(cls, metadata: Mapping[str, Any]) -> ContextBudget:
+        """The budget a model folder's config.json says its network was trained with."""
+        return cls(int(metadata.get("context_tokens", cls.total)),
+                   int(metadata.get("max_suffix_tokens", cls.max_suffix)))
 
 
 def clip_prefix(prefix: str, window: int = PREFIX_CHAR_WINDOW) -> str:

@@ -107,10 +107,7 @@ class FimCompleter:
         self.network = loaded.network
         self.tokenizer = loaded.tokenizer
         meta = loaded.metadata
-        self.budget = ContextBudget(
-            int(meta.get("context_tokens", ContextBudget.total)),
-            int(meta.get("max_suffix_tokens", ContextBudget.max_suffix)),
-        )
+        self.budget = ContextBudget.of(meta)
         self.end_ids = frozenset({self.tokenizer.end_of_middle_id, self.tokenizer.pad_id})
         calibration = meta.get("calibration")
         calibration = calibration if isinstance(calibration, dict) else {}

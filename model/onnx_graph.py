@@ -18,8 +18,14 @@ The blocks mirror ``network.py`` exactly (pre-norm RMSNorm, fused qkv, rotary on
 SwiGLU, tied output layer, then a softmax; the attention's scale folded into the query's
 weights); a test compares them with the torch network. With ``int8``,
 every matmul has per-column int8 weights and activations quantized per call
-(``DynamicQuantizeMatMul``), as ``int8.py`` does for torch; on the shipped model's logits
-its KL to fp32 is 0.0005 nats, against 0.0013 for torch's int8.
+(``DynamicQuantizeMatMul``), as ``int8.py`` does for torch. Session 31, weights ``v25``: the
+first pass's canvas distributions over 135 contexts of packages in no corpus are 0.027 nats
+(mean KL) from fp32's, their argmax the same at 94.6% of positions; most of the gap is the
+feed-forward's down projection (in fp32 alone: 0.005), whose SwiGLU inputs have outlier
+channels that one activation scale per call serves badly. It costs no measured quality
+(weights ``v24``, HumanEval single-line exact / pass@1: 93 / 140 in int8, 95 / 141 in fp32),
+and that projection in fp32 cost 1.6 ms a request (paired, in-process, over the typing
+bench's keystrokes), so every matmul stays int8.
 """
 
 from __future__ import annotations

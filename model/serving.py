@@ -18,6 +18,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from model.architecture import NetworkConfig, weight_shapes
+from model.int8_smoothing import fold, read_scales
 from model.model_folder import SHIPPED_DIR, WEIGHTS_FILE, ModelLoadError, read_folder
 from model.phrase_table import PhraseTable, read_phrases
 from model.tokenizer import CodeTokenizer
@@ -133,6 +134,9 @@ def load_served_model(folder: Path = SHIPPED_DIR) -> ServedModel:
     if os.environ.get("REDRAFT_ONNX", "1") != "0":
         contents = read_folder(folder)  # torch's loader reads and checks the folder itself
         weights = read_weights(folder, contents.config)
+        scales = read_scales(folder, contents.config) if int8 else None
+        if scales is not None:  # the same function, its int8 rounding closer to fp32 (int8_smoothing.py)
+            weights = fold(weights, scales, contents.config)
         try:
             from model.onnx_network import OrtNetwork
 

@@ -1,0 +1,128 @@
+"""Smoothing the down projection for int8 (int8_smoothing.py): the same network, a closer int8 copy."""
+
+from __future__ import annotations
+
+import logging
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+
+from model.architecture import NetworkConfig
+from model.formats import ContextBudget, context_ids
+from model.int8_smoothing import (
+    SCALES_FILE,
+    fold,
+    measure_scales,
+    read_scales,
+    save_scales,
+    scale_name,
+    smoothing_scales,
+)
+from model.model_folder import SHIPPED_DIR, read_folder
+from model.network import DiffusionEditor
+from model.onnx_network import OrtNetwork
+from model.serving import load_served_model, read_weights
+
+CONFIG = NetworkConfig(vocab_size=256, n_layer=2, n_head=2, d_model=64, mlp_hidden=96)
+
+
+def tiny_weights() -> dict[str, np.ndarray]:
+    torch.manual_seed(0)
+    return {name: tensor.detach().numpy() for name, tensor in DiffusionEditor(CONFIG).state_dict().items()}
+
+
+def test_folding_scales_in_leaves_the_network_s_function_unchanged() -> None:
+    weights = tiny_weights()
+    rng = np.random.default_rng(0)
+    scales = {scale_name(layer): rng.uniform(0.1, 10.0, CONFIG.mlp_hidden).astype(np.float32)
+              for layer in range(CONFIG.n_layer)}
+    folded = fold(weights, scales, CONFIG)
+    assert not np.allclose(folded["blocks.0.ff.down.weight"], weights["blocks.0.ff.down.weight"])
+    context, canvas = rng.integers(0, 256, 20), rng.integers(0, 256, 8)
+    plain, smoothed = (OrtNetwork(CONFIG, w, int8=False, threads=1) for w in (weights, folded))
+    np.testing.assert_allclose(smoothed.probabilities(canvas, smoothed.encode_context(context)),
+                               plain.probabilities(canvas, plain.encode_context(context)), atol=1e-6, rtol=1e-4)
+
+
+def test_scales_grow_with_the_channel_s_activations_and_shrink_with_its_weights() -> None:
+    down = np.ones((4, 3), dtype=np.float32)
+    down[:, 2] = 4.0
+    scales = smoothing_scales(np.array([1.0, 16.0, 1.0]), down)
+    assert scales[1] > scales[0] > scales[2]
+    assert scales[1] / scales[0] == pytest.approx(4.0)  # α = 0.5: the square root of the activations' ratio
+    assert np.exp(np.log(scales).mean()) == pytest.approx(1.0)
+
+
+def test_scales_that_don_t_fit_the_network_are_ignored(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    good = {scale_name(layer): np.ones(CONFIG.mlp_hidden, dtype=np.float32) for layer in range(CONFIG.n_layer)}
+    save_scales(tmp_path, good)
+    assert read_scales(tmp_path, CONFIG) is not None
+    assert read_scales(tmp_path, NetworkConfig(vocab_size=256, n_layer=3, n_head=2, d_model=64, mlp_hidden=96)) is None
+    save_scales(tmp_path, {**good, scale_name(0): np.zeros(CONFIG.mlp_hidden, dtype=np.float32)})
+    with caplog.at_level(logging.WARNING):
+        assert read_scales(tmp_path, CONFIG) is None
+    assert "don't fit" in caplog.text
+    (tmp_path / SCALES_FILE).write_bytes(b"not a tensor file")
+    assert read_scales(tmp_path, CONFIG) is None
+    assert read_scales(tmp_path / "missing", CONFIG) is None
+
+
+def _contexts(folder: Path, text: str, count: int) -> list[list[int]]:
+    contents = read_folder(folder)
+    cuts = np.linspace(len(text) // 4, len(text) - 1, count).astype(int)
+    return [context_ids(contents.tokenizer, text[:cut], text[cut:], ContextBudget.of(contents.metadata))
+            for cut in cuts]
+
+
+def test_measured_scales_bring_the_served_int8_network_closer_to_fp32(tmp_path: Path) -> None:
+    """On the shipped weights, with scales measured on one file and checked on another."""
+    folder = tmp_path / "model"
+    shutil.copytree(SHIPPED_DIR, folder)
+    (folder / SCALES_FILE).unlink(missing_ok=True)
+    repo = Path(__file__).resolve().parent.parent
+    scales = measure_scales(folder, _contexts(folder, (repo / "model" / "inference.py").read_text(), 8))
+    contents = read_folder(folder)
+    fp32 = OrtNetwork(contents.config, read_weights(folder, contents.config), int8=False)
+    unsmoothed = load_served_model(folder).network
+    save_scales(folder, scales)
+    smoothed = load_served_model(folder).network
+    mask = contents.tokenizer.mask_id
+
+    def distance(network: object) -> float:
+        total = 0.0
+        for ids in _contexts(folder, (repo / "lsp_server" / "server.py").read_text(), 6):
+            canvas, context = np.full(32, mask, dtype=np.int64), np.array(ids, dtype=np.int64)
+            expected = fp32.probabilities(canvas, fp32.encode_context(context))
+            got = network.probabilities(canvas, network.encode_context(context))  # type: ignore[attr-defined]
+            total += float((expected * (np.log(expected + 1e-30) - np.log(got + 1e-30))).sum(-1).mean())
+        return total
+
+    assert distance(smoothed) < 0.7 * distance(unsmoothed)
+
+
+def test_calibration_keeps_the_scales_only_when_they_bring_int8_closer(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import model.calibrate_fim
+    from model.calibrate_fim import calibrate_int8
+    from model.corpus import SourceFile
+
+    folder = tmp_path / "model"
+    shutil.copytree(SHIPPED_DIR, folder)
+    (folder / SCALES_FILE).unlink(missing_ok=True)
+    repo = Path(__file__).resolve().parent.parent
+    files = [SourceFile("redraft", str(path.relative_to(repo)), path.read_text())
+             for path in sorted((repo / "lsp_server").glob("*.py"))]
+    monkeypatch.setattr(model.calibrate_fim, "SCALE_CONTEXTS", 6)
+    monkeypatch.setattr(model.calibrate_fim, "INT8_REPORT_CONTEXTS", 4)
+    report = calibrate_int8(folder, files)
+    assert "scales from 6 held-out contexts; on 4 others" in report and "written to" in report
+    assert read_scales(folder, read_folder(folder).config) is not None
+    # Scales that change nothing (folding made a no-op here) are not kept.
+    monkeypatch.setattr(model.calibrate_fim, "fold", lambda weights, scales, config: weights)
+    assert "no better, so none kept" in calibrate_int8(folder, files)
+    assert not (folder / SCALES_FILE).exists()
+    assert "nothing written" in calibrate_int8(folder, [])
