@@ -22,10 +22,11 @@ every matmul has per-column int8 weights and activations quantized per call
 first pass's canvas distributions over 135 contexts of packages in no corpus are 0.027 nats
 (mean KL) from fp32's, their argmax the same at 94.6% of positions; most of the gap is the
 feed-forward's down projection (in fp32 alone: 0.005), whose SwiGLU inputs have outlier
-channels that one activation scale per call serves badly. It costs no measured quality
-(weights ``v24``, HumanEval single-line exact / pass@1: 93 / 140 in int8, 95 / 141 in fp32),
-and that projection in fp32 cost 1.6 ms a request (paired, in-process, over the typing
-bench's keystrokes), so every matmul stays int8.
+channels that one activation scale per call serves badly. That projection in fp32 cost
+1.6 ms a request (paired, in-process, over the typing bench's keystrokes), so every matmul
+stays int8 and the weights given here are smoothed instead (``int8_smoothing.py``: 0.008).
+The unsmoothed gap cost no measured quality either (weights ``v24``, HumanEval single-line
+exact / pass@1: 93 / 140 in int8, 95 / 141 in fp32).
 """
 
 from __future__ import annotations
