@@ -23,13 +23,13 @@ from model.fim_examples import SPAN_MIX, SpanKind, choose_span
 from model.fim_patterns import COPY_KINDS, LineIndex, RelatedLines, copy_candidate
 from model.formats import ContextBudget, context_ids
 from model.inference import CompletionRequest, FimCompleter, source_texts
-from model.int8_smoothing import SCALE_CONTEXTS, SCALES_FILE, fold, measure_scales, save_scales
+from model.int8_smoothing import SCALE_CONTEXTS, fold, measure_scales, save_scales
 from model.left_to_right import CONFIG_KEY as LEFT_TO_RIGHT_KEY
 from model.left_to_right import FEATURE_NAMES as LEFT_TO_RIGHT_FEATURES
 from model.line_continuation import CONFIG_KEY as CONTINUATION_KEY
 from model.line_continuation import CONTINUATION_FEATURES, LineContinuer
 from model.line_continuation import KIND as CONTINUED
-from model.model_folder import CONFIG_FILE, read_folder
+from model.model_folder import CONFIG_FILE, SCALES_FILE, read_folder
 from model.onnx_network import OrtNetwork
 from model.phrase_table import CONFIG_KEY as PHRASE_KEY
 from model.phrase_table import KIND as PHRASE
@@ -302,6 +302,8 @@ def calibrate_int8(model_dir: Path, dev_files: list[SourceFile], seed: int = 9) 
     measured, reported = contexts[:SCALE_CONTEXTS], contexts[SCALE_CONTEXTS:]
     if not reported:
         return "int8 smoothing: no held-out code to measure it on; nothing written"
+    if contents.config.length_head:
+        return "int8 smoothing: the int8 graph does not serve the length-head ablation; nothing written"
     scales = measure_scales(model_dir, measured)
     weights = read_weights(model_dir, contents.config)
     mask = contents.tokenizer.mask_id

@@ -12,7 +12,15 @@ from typing import Any
 import torch
 from safetensors.torch import load_file, save_file
 
-from model.model_folder import CONFIG_FILE, SHIPPED_DIR, TOKENIZER_FILE, WEIGHTS_FILE, ModelLoadError, read_folder
+from model.model_folder import (
+    CONFIG_FILE,
+    SCALES_FILE,
+    SHIPPED_DIR,
+    TOKENIZER_FILE,
+    WEIGHTS_FILE,
+    ModelLoadError,
+    read_folder,
+)
 from model.network import DiffusionEditor
 from model.tokenizer import CodeTokenizer
 
@@ -33,6 +41,9 @@ def save_model(
     tmp = folder / (WEIGHTS_FILE + ".tmp")
     save_file(tensors, str(tmp))
     tmp.replace(folder / WEIGHTS_FILE)  # atomic: a crash never leaves half a file
+    # int8 scales beside the weights were measured for the ones just replaced (`redraft
+    # calibrate` measures new ones); stale, they would still be exact, only less useful.
+    (folder / SCALES_FILE).unlink(missing_ok=True)
     config = {"network": network.config.to_dict(), **metadata}
     (folder / CONFIG_FILE).write_text(json.dumps(config, indent=2) + "\n")
     tokenizer.save(folder / TOKENIZER_FILE)

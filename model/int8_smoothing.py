@@ -30,10 +30,10 @@ from pathlib import Path
 import numpy as np
 
 from model.architecture import NetworkConfig
+from model.model_folder import SCALES_FILE
 
 log = logging.getLogger(__name__)
 
-SCALES_FILE = "int8_scales.safetensors"
 ALPHA = 0.5
 SCALE_CONTEXTS = 64  # held-out contexts whose activations set the scales
 

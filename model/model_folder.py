@@ -18,6 +18,7 @@ SHIPPED_DIR = Path(__file__).parent / "weights"
 WEIGHTS_FILE = "model.safetensors"
 CONFIG_FILE = "config.json"
 TOKENIZER_FILE = "tokenizer.json"
+SCALES_FILE = "int8_scales.safetensors"  # optional: int8_smoothing.py
 
 
 class ModelLoadError(RuntimeError):

@@ -12,16 +12,8 @@ import torch
 
 from model.architecture import NetworkConfig
 from model.formats import ContextBudget, context_ids
-from model.int8_smoothing import (
-    SCALES_FILE,
-    fold,
-    measure_scales,
-    read_scales,
-    save_scales,
-    scale_name,
-    smoothing_scales,
-)
-from model.model_folder import SHIPPED_DIR, read_folder
+from model.int8_smoothing import fold, measure_scales, read_scales, save_scales, scale_name, smoothing_scales
+from model.model_folder import SCALES_FILE, SHIPPED_DIR, read_folder
 from model.network import DiffusionEditor
 from model.onnx_network import OrtNetwork
 from model.serving import load_served_model, read_weights
@@ -126,3 +118,14 @@ def test_calibration_keeps_the_scales_only_when_they_bring_int8_closer(
     assert "no better, so none kept" in calibrate_int8(folder, files)
     assert not (folder / SCALES_FILE).exists()
     assert "nothing written" in calibrate_int8(folder, [])
+
+
+def test_weights_saved_over_a_folder_drop_the_scales_measured_for_the_old_ones(tmp_path: Path) -> None:
+    from model.checkpoint import load_model, save_model
+
+    folder = tmp_path / "model"
+    shutil.copytree(SHIPPED_DIR, folder)
+    save_scales(folder, {scale_name(layer): np.ones(CONFIG.mlp_hidden, dtype=np.float32) for layer in range(2)})
+    loaded = load_model(folder)
+    save_model(loaded.network, loaded.tokenizer, folder, loaded.metadata)
+    assert not (folder / SCALES_FILE).exists()
