@@ -287,7 +287,6 @@ def calibrate(
             f"measured on {len(held_out)}:\n{report}")
 
 
-
 INT8_REPORT_CONTEXTS = 32  # held-out contexts, apart from the scales' own, that measure them
 
 

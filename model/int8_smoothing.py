@@ -25,6 +25,7 @@ graph. A folder without them serves unsmoothed, and fp32 and torch serving ignor
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -99,7 +100,7 @@ def measure_scales(folder: Path, contexts: list[list[int]], canvas_size: int = 3
     hidden = network.config.mlp_hidden
     maxima = [np.zeros(hidden, dtype=np.float32) for _ in network.blocks]
 
-    def recorder(layer: int):  # type: ignore[no-untyped-def]
+    def recorder(layer: int) -> Callable[[torch.nn.Module, tuple[torch.Tensor, ...], torch.Tensor], None]:
         def record(module: torch.nn.Module, inputs: tuple[torch.Tensor, ...], output: torch.Tensor) -> None:
             seen = inputs[0].detach().abs().reshape(-1, hidden).amax(0).numpy()
             maxima[layer] = np.maximum(maxima[layer], seen)
