@@ -52,19 +52,16 @@ def smoothing_scales(activation_max: np.ndarray, down_weight: np.ndarray, alpha:
     return normalised
 
 
-def fold(weights: dict[str, np.ndarray], scales: dict[str, np.ndarray], config: NetworkConfig) -> dict[str, np.ndarray]:
-    """The same network with each layer's scales moved from the down projection's input into
-    the up projection's rows (divided) and the down projection's columns (multiplied)."""
+def fold(weights: dict[str, np.ndarray], scales: dict[str, np.ndarray], config: NetworkConfig) -> None:
+    """Make ``weights`` (float32 arrays the caller owns) the same network with each layer's
+    scales moved from the down projection's input into the up projection's rows (divided)
+    and the down projection's columns (multiplied). In place: serving holds no second copy."""
     hidden = config.mlp_hidden
-    folded = dict(weights)
     for layer in range(config.n_layer):
         s = scales[scale_name(layer)].astype(np.float32)
         prefix = f"blocks.{layer}.ff."
-        gate_up = weights[prefix + "gate_up.weight"].astype(np.float32).copy()  # (gate | up, width)
-        gate_up[hidden:] /= s[:, None]
-        folded[prefix + "gate_up.weight"] = gate_up
-        folded[prefix + "down.weight"] = weights[prefix + "down.weight"].astype(np.float32) * s[None, :]
-    return folded
+        weights[prefix + "gate_up.weight"][hidden:] /= s[:, None]  # (gate | up, width)
+        weights[prefix + "down.weight"] *= s[None, :]
 
 
 def read_scales(folder: Path, config: NetworkConfig) -> dict[str, np.ndarray] | None:

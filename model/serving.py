@@ -136,7 +136,7 @@ def load_served_model(folder: Path = SHIPPED_DIR) -> ServedModel:
         weights = read_weights(folder, contents.config)
         scales = read_scales(folder, contents.config) if int8 else None
         if scales is not None:  # the same function, its int8 rounding closer to fp32 (int8_smoothing.py)
-            weights = fold(weights, scales, contents.config)
+            fold(weights, scales, contents.config)
         try:
             from model.onnx_network import OrtNetwork
 

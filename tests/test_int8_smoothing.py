@@ -31,7 +31,8 @@ def test_folding_scales_in_leaves_the_network_s_function_unchanged() -> None:
     rng = np.random.default_rng(0)
     scales = {scale_name(layer): rng.uniform(0.1, 10.0, CONFIG.mlp_hidden).astype(np.float32)
               for layer in range(CONFIG.n_layer)}
-    folded = fold(weights, scales, CONFIG)
+    folded = {name: array.copy() for name, array in weights.items()}
+    fold(folded, scales, CONFIG)
     assert not np.allclose(folded["blocks.0.ff.down.weight"], weights["blocks.0.ff.down.weight"])
     context, canvas = rng.integers(0, 256, 20), rng.integers(0, 256, 8)
     plain, smoothed = (OrtNetwork(CONFIG, w, int8=False, threads=1) for w in (weights, folded))
@@ -114,7 +115,7 @@ def test_calibration_keeps_the_scales_only_when_they_bring_int8_closer(
     assert "scales from 6 held-out contexts; on 4 others" in report and "written to" in report
     assert read_scales(folder, read_folder(folder).config) is not None
     # Scales that change nothing (folding made a no-op here) are not kept.
-    monkeypatch.setattr(model.calibrate_fim, "fold", lambda weights, scales, config: weights)
+    monkeypatch.setattr(model.calibrate_fim, "fold", lambda weights, scales, config: None)
     assert "no better, so none kept" in calibrate_int8(folder, files)
     assert not (folder / SCALES_FILE).exists()
     assert "nothing written" in calibrate_int8(folder, [])
