@@ -88,12 +88,13 @@ async def test_a_full_session_makes_no_network_call_and_unpickles_nothing(tmp_pa
     events = [json.loads(line) for line in report.read_text().splitlines()]
     forbidden = [e for e in events if e[0] in WATCHED_EVENTS or e == ["import", "torch"]]
     assert forbidden == [], f"network, pickle or torch use: {forbidden}"
-    # The hook was there when the model loaded, and the weights and the phrase table came
-    # through safetensors.
+    # The hook was there when the model loaded, and the weights, their int8 scales and the
+    # phrase table came through safetensors.
     assert ["import", "model.serving"] in events
     loads = [detail for kind, detail in events if kind == "safetensors.load_file"]
-    assert len(loads) == 2 and "model.safetensors" in loads[0] and "phrases.safetensors" in loads[1], events
+    assert len(loads) == 3 and "model.safetensors" in loads[0] and "int8_scales.safetensors" in loads[1] \
+        and "phrases.safetensors" in loads[2], events
     # The weights on disk are safetensors only: nothing that torch.load would unpickle.
     weights = Path(__file__).resolve().parent.parent / "model" / "weights"
-    assert sorted(p.suffix for p in weights.iterdir()) == [".json", ".json", ".safetensors", ".safetensors"]
+    assert sorted(p.suffix for p in weights.iterdir()) == [".json", ".json", *[".safetensors"] * 3]
     assert not [p for p in weights.rglob("*") if p.suffix in (".pt", ".pth", ".bin", ".pkl", ".ckpt")]
