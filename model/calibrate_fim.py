@@ -23,7 +23,7 @@ from model.fim_examples import SPAN_MIX, SpanKind, choose_span
 from model.fim_patterns import COPY_KINDS, LineIndex, RelatedLines, copy_candidate
 from model.formats import ContextBudget, context_ids
 from model.inference import CompletionRequest, FimCompleter, source_texts
-from model.int8_smoothing import SCALE_CONTEXTS, fold, measure_scales, save_scales
+from model.int8_smoothing import CANVAS_SIZE, SCALE_CONTEXTS, fold, measure_scales, save_scales
 from model.left_to_right import CONFIG_KEY as LEFT_TO_RIGHT_KEY
 from model.left_to_right import FEATURE_NAMES as LEFT_TO_RIGHT_FEATURES
 from model.line_continuation import CONFIG_KEY as CONTINUATION_KEY
@@ -36,7 +36,7 @@ from model.phrase_table import KIND as PHRASE
 from model.phrase_table import PHRASE_FEATURES
 from model.plots import plot_precision_curve
 from model.run_index import RunIndex, RunIndexBuilder
-from model.serving import load_served_model, read_weights
+from model.serving import ServingNetwork, load_served_model, read_weights
 
 THRESHOLDS = (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9)
 
@@ -307,9 +307,9 @@ def calibrate_int8(model_dir: Path, dev_files: list[SourceFile], seed: int = 9) 
     weights = read_weights(model_dir, contents.config)
     mask = contents.tokenizer.mask_id
     reference = OrtNetwork(contents.config, weights, int8=False)
-    before = _int8_distance(reference, OrtNetwork(contents.config, weights), reported, mask)
+    before = int8_distance(reference, OrtNetwork(contents.config, weights), reported, mask)
     fold(weights, scales, contents.config)
-    after = _int8_distance(reference, OrtNetwork(contents.config, weights), reported, mask)
+    after = int8_distance(reference, OrtNetwork(contents.config, weights), reported, mask)
     path = model_dir / SCALES_FILE
     figures = (f"int8 smoothing: scales from {len(measured)} held-out contexts; on {len(reported)} others, mean KL "
                f"of the int8 first pass's canvas distributions to fp32's {before:.4f} → {after:.4f} nats")
@@ -320,13 +320,14 @@ def calibrate_int8(model_dir: Path, dev_files: list[SourceFile], seed: int = 9) 
     return f"{figures}; written to {path}"
 
 
-def _int8_distance(reference: OrtNetwork, int8: OrtNetwork, contexts: list[list[int]], mask_id: int) -> float:
+def int8_distance(reference: ServingNetwork, int8: ServingNetwork, contexts: list[list[int]], mask_id: int) -> float:
     """Mean KL(reference ‖ int8) of the first pass's distributions over a masked canvas."""
+    canvas = np.full(CANVAS_SIZE, mask_id, dtype=np.int64)
+    floor = np.finfo(np.float32).tiny
     distances = []
     for ids in contexts:
-        canvas = np.full(32, mask_id, dtype=np.int64)
-        expected = reference.probabilities(canvas, reference.encode_context(np.array(ids, dtype=np.int64)))
-        got = int8.probabilities(canvas, int8.encode_context(np.array(ids, dtype=np.int64)))
-        floor = np.finfo(np.float32).tiny
+        context = np.array(ids, dtype=np.int64)
+        expected = reference.probabilities(canvas, reference.encode_context(context))
+        got = int8.probabilities(canvas, int8.encode_context(context))
         distances.append(float((expected * (np.log(expected + floor) - np.log(got + floor))).sum(-1).mean()))
     return float(np.mean(distances))

@@ -37,6 +37,7 @@ log = logging.getLogger(__name__)
 
 ALPHA = 0.5
 SCALE_CONTEXTS = 64  # held-out contexts whose activations set the scales
+CANVAS_SIZE = 32  # the served canvas, fully masked after each context as in a first pass
 
 
 def scale_name(layer: int) -> str:
@@ -85,7 +86,7 @@ def read_scales(folder: Path, config: NetworkConfig) -> dict[str, np.ndarray] | 
     return scales
 
 
-def measure_scales(folder: Path, contexts: list[list[int]], canvas_size: int = 32) -> dict[str, np.ndarray]:
+def measure_scales(folder: Path, contexts: list[list[int]], canvas_size: int = CANVAS_SIZE) -> dict[str, np.ndarray]:
     """Scales for the model in ``folder`` from the activations of a first denoising pass (the
     context, then a masked canvas) over each of ``contexts`` (token ids), in fp32 torch."""
     import torch

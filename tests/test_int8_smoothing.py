@@ -11,12 +11,13 @@ import pytest
 import torch
 
 from model.architecture import NetworkConfig
+from model.calibrate_fim import int8_distance
 from model.formats import ContextBudget, context_ids
 from model.int8_smoothing import fold, measure_scales, read_scales, save_scales, scale_name, smoothing_scales
 from model.model_folder import SCALES_FILE, SHIPPED_DIR, read_folder
 from model.network import DiffusionEditor
 from model.onnx_network import OrtNetwork
-from model.serving import load_served_model, read_weights
+from model.serving import ServingNetwork, load_served_model, read_weights
 
 CONFIG = NetworkConfig(vocab_size=256, n_layer=2, n_head=2, d_model=64, mlp_hidden=96)
 
@@ -82,16 +83,10 @@ def test_measured_scales_bring_the_served_int8_network_closer_to_fp32(tmp_path: 
     unsmoothed = load_served_model(folder).network
     save_scales(folder, scales)
     smoothed = load_served_model(folder).network
-    mask = contents.tokenizer.mask_id
+    checked = _contexts(folder, (repo / "lsp_server" / "server.py").read_text(), 6)
 
-    def distance(network: object) -> float:
-        total = 0.0
-        for ids in _contexts(folder, (repo / "lsp_server" / "server.py").read_text(), 6):
-            canvas, context = np.full(32, mask, dtype=np.int64), np.array(ids, dtype=np.int64)
-            expected = fp32.probabilities(canvas, fp32.encode_context(context))
-            got = network.probabilities(canvas, network.encode_context(context))  # type: ignore[attr-defined]
-            total += float((expected * (np.log(expected + 1e-30) - np.log(got + 1e-30))).sum(-1).mean())
-        return total
+    def distance(network: ServingNetwork) -> float:
+        return int8_distance(fp32, network, checked, contents.tokenizer.mask_id)
 
     assert distance(smoothed) < 0.7 * distance(unsmoothed)
 
