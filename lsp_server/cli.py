@@ -103,6 +103,12 @@ def build_parser() -> argparse.ArgumentParser:
     phrases.add_argument("--chars", type=int, default=40_000_000, help="characters of training code counted")
     phrases.add_argument("--min-count", type=int, default=6, help="runs seen fewer times are not kept")
 
+    average = commands.add_parser(
+        "average", help="average the weights of runs trained on from one another into a new model folder")
+    average.add_argument("folders", type=Path, nargs="+", help="model or run folders (at least two)")
+    average.add_argument("--into", type=Path, required=True,
+                         help="new model folder (fp16; the last folder's config, to recalibrate)")
+
     calibrate = commands.add_parser("calibrate", help="calibrate FIM and next-edit confidence on held-out code")
     calibrate.add_argument("--dev", type=Path, required=True, help="the corpus dev split (dev.jsonl)")
     calibrate.add_argument("--cases", type=int, default=400)
@@ -194,6 +200,8 @@ def main(argv: list[str] | None = None) -> int:
             return commands.complete(args)
         if args.command == "ablate":
             return commands.ablate(args)
+        if args.command == "average":
+            return commands.average(args)
         if args.command == "calibrate":
             return commands.calibrate(args)
         if args.command == "corpus":

@@ -321,6 +321,19 @@ def phrases(args: argparse.Namespace) -> int:
     return 0
 
 
+def average(args: argparse.Namespace) -> int:
+    """``redraft average``: the uniform mean of several runs' weights (``weight_averaging.py``)."""
+    from model.weight_averaging import write_average
+
+    averaged = write_average(args.folders, args.into)
+    spreads = ", ".join(f"{folder}: {spread:.3f}" for folder, spread in zip(args.folders, averaged.spreads,
+                                                                           strict=True))
+    print(f"averaged {len(args.folders)} models into {args.into} (distance of each from the mean: {spreads})\n"
+          f"its calibration is the last folder's: refit it with `redraft --model {args.into} calibrate --dev "
+          f"CORPUS/dev.jsonl`")
+    return 0
+
+
 def calibrate(args: argparse.Namespace) -> int:
     from model.calibrate_fim import calibrate as fit_calibration
     from model.calibrate_fim import (
