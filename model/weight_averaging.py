@@ -25,9 +25,10 @@ from model.phrase_table import PHRASES_FILE
 
 log = logging.getLogger(__name__)
 
-# Largest relative distance ‖w − mean‖ / ‖mean‖ of any one model from the mean. Consecutive
-# sessions' runs measure 0.03–0.09 from their mean, runs of two branches of the same lineage
-# ~0.1; an unrelated network of the same shape ~1.
+# Largest relative distance ‖w − mean‖ / ‖mean‖ of any one model from the mean. Two or three
+# consecutive sessions' runs measured 0.02–0.04 from their mean (0.05–0.09 from each other);
+# runs of two branches of one lineage are ~0.16 from each other, an unrelated network of the
+# same shape ~1.4.
 MAX_SPREAD = 0.5
 
 
