@@ -136,6 +136,10 @@ def build_parser() -> argparse.ArgumentParser:
     fim.add_argument("--threshold", type=float, default=0.0, help="confidenceThreshold sent to the server")
     fim.add_argument("--no-workspace", action="store_true",
                      help="--dev: open each case alone, without its package's other files as the workspace")
+    fim.add_argument("--save", type=Path, metavar="FILE", help="also write every case's result to FILE (for --against)")
+    fim.add_argument("--against", type=Path, metavar="FILE",
+                     help="compare case by case with a run saved by --save on the same cases: the cases only one "
+                          "run got, and a sign test")
     fuzz = suites.add_parser("fuzz", help="random editing sessions; crashes and document divergences")
     fuzz.add_argument("--sessions", type=int, default=200)
     fuzz.add_argument("--steps", type=int, default=25, help="actions per session")

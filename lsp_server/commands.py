@@ -419,7 +419,9 @@ def bench(args: argparse.Namespace) -> int:
         return 0
 
     from lsp_server.bench.fim import format_report, held_out_cases, run_fim_bench
+    from lsp_server.bench.paired import compare, format_comparison, load_results, save_results
 
+    saved = load_results(args.against) if args.against is not None else None  # a bad file fails before the run
     if args.dev is not None:
         with tempfile.TemporaryDirectory(prefix="redraft-bench-workspace-") as folder:
             workspace = None if args.no_workspace else Path(folder)
@@ -428,6 +430,13 @@ def bench(args: argparse.Namespace) -> int:
     else:
         report = run_fim_bench(Path(args.data), args.limit, args.threshold, command)
     print(format_report(report))
+    if args.save is not None:
+        save_results(report, args.save)
+    if saved is not None:
+        note = "" if saved.threshold == report.threshold else \
+            f"(the saved run was at threshold {saved.threshold:g}, this one at {report.threshold:g})"
+        print()
+        print(format_comparison(compare(report, saved), args.against, note))
     return 0
 
 
