@@ -30,6 +30,7 @@ def test_a_saved_run_reloads_case_for_case_and_the_comparison_counts_only_the_di
     save_results(saved_report, path)
     saved = load_results(path)
     assert saved.results == saved_report.results and saved.threshold == 0.0 and saved.tested
+    assert saved.data_path == Path("cases.jsonl.gz") and saved.encoding == "utf-16"
 
     now = _report([("a", True, True), ("b", True, True), ("c", True, True), (None, False, False)])
     rows = {row.metric: row for row in compare(now, saved)}

@@ -24,33 +24,24 @@ FORMAT = "redraft-fim-cases/1"  # the saved file's first line, so a foreign file
 def save_results(report: FimReport, path: Path) -> None:
     """One JSON line per case, after a header line naming the format, threshold and data."""
     header = {"format": FORMAT, "data": report.data_path.name, "threshold": report.threshold,
-              "tested": report.tested}
+              "encoding": report.encoding, "tested": report.tested}
     lines = [json.dumps(header)] + [json.dumps(asdict(result)) for result in report.results]
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
 
 
-@dataclass(frozen=True)
-class SavedRun:
-    data: str
-    threshold: float
-    tested: bool
-    results: tuple[CaseResult, ...]
-
-
-def load_results(path: Path) -> SavedRun:
-    """A file ``save_results`` wrote; ValueError with the reason otherwise."""
+def load_results(path: Path) -> FimReport:
+    """A file ``save_results`` wrote, as the report it was saved from (``data_path`` is the
+    data's file name only); ValueError with the reason otherwise."""
     try:
         lines = path.read_text(encoding="utf-8").splitlines()
         header = json.loads(lines[0]) if lines else {}
         if not isinstance(header, dict) or header.get("format") != FORMAT:
             raise ValueError("it is not a file saved by `redraft bench fim --save`")
         results = tuple(CaseResult(**json.loads(line)) for line in lines[1:] if line.strip())
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError, TypeError) as exc:
+        return FimReport(Path(str(header["data"])), float(header["threshold"]), str(header["encoding"]), results,
+                         bool(header["tested"]))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError, TypeError, KeyError, ValueError) as exc:
         raise ValueError(f"cannot read {path}: {exc}") from exc
-    except ValueError as exc:
-        raise ValueError(f"cannot read {path}: {exc}") from exc
-    return SavedRun(str(header.get("data", "")), float(header.get("threshold", math.nan)),
-                    bool(header.get("tested", True)), results)
 
 
 def sign_test(wins: int, losses: int) -> float:
@@ -72,7 +63,7 @@ class PairedRow:
     p_value: float
 
 
-def compare(this: FimReport, saved: SavedRun) -> list[PairedRow]:
+def compare(this: FimReport, saved: FimReport) -> list[PairedRow]:
     """Case-by-case differences in shown, exact and (when tested) passed cases."""
     if [r.task_id for r in this.results] != [r.task_id for r in saved.results]:
         raise ValueError(f"the saved run has other cases ({len(saved.results)} saved, {this.cases} now): "
