@@ -1,7 +1,7 @@
 from lsp_server.completion import select_suggestions
 from lsp_server.engine import ModelCandidate
 from lsp_server.options import ServerOptions, parse_options
-from model.suffix_overlap import trim_suffix_overlap
+from model.suffix_overlap import repeats_a_neighbour, trim_suffix_overlap
 
 
 def test_text_repeating_the_closing_bracket_already_there_is_trimmed() -> None:
@@ -56,3 +56,19 @@ def test_the_query_says_whether_the_document_is_python() -> None:
     options, _ = parse_options({})
     assert build_query("x = ", 4, options, invoked=False).python
     assert not build_query("x = ", 4, options, invoked=False, python=False).python
+
+
+def test_an_answer_that_writes_the_line_already_below_or_above_the_cursor_repeats_a_neighbour() -> None:
+    prefix = "def f():\n    items = []\n"
+    assert repeats_a_neighbour(prefix, "    count = 0\n", "    count = 0\n    return items\n")  # the line below
+    assert repeats_a_neighbour(prefix, "    items = []\n", "    count = 0\n")  # the line above
+    assert repeats_a_neighbour("def f():\n    ", "return x", "\n    return x\n")  # an empty line above it
+    assert repeats_a_neighbour("    ret", "urn x", "\n    return x")  # completing the line into its neighbour
+    assert repeats_a_neighbour("    ret", "urn x\n", "\r\n    return x\r\n")  # CRLF, trimmed as the server trims
+
+
+def test_new_lines_blank_lines_and_pairs_already_there_do_not_count() -> None:
+    assert not repeats_a_neighbour("def f():\n    items = []\n", "    count = 0\n", "    return items\n")
+    assert not repeats_a_neighbour("x = 1\n\n", "\n", "\ny = 2")  # blank lines repeat freely
+    assert not repeats_a_neighbour("a\na\n", "b\n", "c\n")  # the document's own pair is not the answer's
+    assert not repeats_a_neighbour("", "x = 1", "")

@@ -77,6 +77,15 @@ def test_a_confident_copy_answers_alone_and_carries_its_measured_precision() -> 
         _completer(_NoNetwork(), {}).complete(CompletionRequest(TESTS, "\n"))
 
 
+def test_a_copy_that_would_repeat_the_line_below_is_never_a_candidate(tokenizer_free_network: object) -> None:
+    below = "\n        self.assertEqual(area(2, 3), 6)\n"  # the copied line is already the next one
+    with pytest.raises(AssertionError, match="the network ran"):
+        _completer(_NoNetwork(), {AGREE_3: 0.95}).complete(CompletionRequest(TESTS, below))
+    texts = [c.text for c in _completer(tokenizer_free_network, {AGREE_3: 0.95}).complete(
+        CompletionRequest(TESTS, below, candidates=3))]
+    assert "ertEqual(area(2, 3), 6)" not in texts
+
+
 def test_a_less_certain_copy_joins_the_network_s_candidates(tokenizer_free_network: object) -> None:
     completer = _completer(tokenizer_free_network, {AGREE_1: 0.3})
     one = "import os\nvalue = compute(1)\nprint(value)\nval"
