@@ -31,7 +31,7 @@ from model.phrase_table import KIND as PHRASE
 from model.phrase_table import PHRASE_FEATURES, phrase_features
 from model.sampler import CommitRule, Denoised, SamplerSettings, denoise
 from model.serving import Cache, Room, ServedModel
-from model.suffix_overlap import repeats_a_neighbour
+from model.suffix_overlap import repeats_the_document
 
 
 @dataclass(frozen=True)
@@ -209,8 +209,9 @@ class FimCompleter:
             candidates = [c for c in candidates if c.text != pattern.text or c.confidence > pattern.confidence]
             if all(c.text != pattern.text for c in candidates):
                 candidates.append(pattern)
-        # A line the document already has next to the cursor is almost never what goes there.
-        candidates = [c for c in candidates if not repeats_a_neighbour(request.prefix, c.text, request.suffix)]
+        # A line the document already has next to the cursor, or a second top-level definition
+        # of a name, is almost never what goes there.
+        candidates = [c for c in candidates if not repeats_the_document(request.prefix, c.text, request.suffix)]
         candidates.sort(key=lambda c: c.confidence, reverse=True)
         return candidates[: request.candidates]
 
@@ -220,7 +221,7 @@ class FimCompleter:
         if not request.copy_lines:
             return None, []
         copied = self._copied_line(request)
-        if copied is not None and not repeats_a_neighbour(request.prefix, copied.text, request.suffix):
+        if copied is not None and not repeats_the_document(request.prefix, copied.text, request.suffix):
             return copied, []
         return None, self.continuations(request.prefix, request.suffix, request.related)
 
@@ -347,7 +348,7 @@ class FimCompleter:
                             request.suffix, should_stop, ranking, first=room.head)
         if should_stop():
             raise Cancelled
-        lines = [line for line in lines if not repeats_a_neighbour(request.prefix, line.text, request.suffix)]
+        lines = [line for line in lines if not repeats_the_document(request.prefix, line.text, request.suffix)]
         candidates = []
         for written in _most_confident(lines, ranking, request.candidates):
             length = len(written.tokens)

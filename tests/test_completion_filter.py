@@ -1,7 +1,7 @@
 from lsp_server.completion import select_suggestions
 from lsp_server.engine import ModelCandidate
 from lsp_server.options import ServerOptions, parse_options
-from model.suffix_overlap import repeats_a_neighbour, trim_suffix_overlap
+from model.suffix_overlap import repeats_a_neighbour, repeats_the_document, trim_suffix_overlap
 
 
 def test_text_repeating_the_closing_bracket_already_there_is_trimmed() -> None:
@@ -72,3 +72,14 @@ def test_new_lines_blank_lines_and_pairs_already_there_do_not_count() -> None:
     assert not repeats_a_neighbour("x = 1\n\n", "\n", "\ny = 2")  # blank lines repeat freely
     assert not repeats_a_neighbour("a\na\n", "b\n", "c\n")  # the document's own pair is not the answer's
     assert not repeats_a_neighbour("", "x = 1", "")
+
+
+def test_a_top_level_definition_the_document_already_has_is_a_repeat_but_an_indented_one_is_not() -> None:
+    prefix = "def area(w, h):\n    \"\"\"Area.\"\"\"\n"
+    assert repeats_the_document(prefix, "def area(w, h):\n", "\n    return w * h\n")
+    assert repeats_the_document("class A:\n    pass\n\n\n", "class A:\n", "    x = 1\n")
+    assert not repeats_the_document(prefix, "def perimeter(w, h):\n", "\n    return w * h\n")
+    # Methods of two classes share lines like this one: only a top-level line counts.
+    methods = "class A:\n    def __init__(self):\n        pass\n\n\nclass B:\n"
+    assert not repeats_the_document(methods, "    def __init__(self):\n", "        self.x = 1\n")
+    assert not repeats_the_document("def area_of(w, h):\n    pass\n\n", "def area(w, h):\n", "")  # a longer line
