@@ -58,7 +58,7 @@ def _show_completion(
     completer: object, prefix: str, suffix: str, args: argparse.Namespace, related: object = None
 ) -> str:
     """Print the top suggestion (its steps with ``--steps``); returns where it came from
-    (``Candidate.copied``: empty for the denoised canvas)."""
+    (``Candidate.copied``: empty for the denoised canvas; "none": no suggestion)."""
     from model.fim_patterns import WORKSPACE_KINDS, RelatedLines
     from model.inference import CompletionRequest, FimCompleter
     from model.left_to_right import KIND as LEFT_TO_RIGHT
@@ -70,8 +70,13 @@ def _show_completion(
     request = CompletionRequest(prefix, suffix, canvas_size=args.canvas, threshold=args.threshold,
                                 max_steps=args.canvas, keep_trace=args.steps, related=related)
     started = time.perf_counter()
-    best = completer.complete(request)[0]
+    candidates = completer.complete(request)
     elapsed_ms = (time.perf_counter() - started) * 1000
+    if not candidates:
+        print(f"  suggestion │ none: every answer repeated a line next to the cursor or a definition "
+              f"({elapsed_ms:.0f} ms)")
+        return "none"  # the caller may show the canvas alone
+    best = candidates[0]
     if args.steps:
         for step, state in enumerate(best.trace, 1):
             print(f"  step {step:2d} │ {state!r}")
@@ -155,7 +160,8 @@ def _show_canvas(completer: object, prefix: str, suffix: str, args: argparse.Nam
 
     assert isinstance(completer, FimCompleter)
     request = CompletionRequest(prefix, suffix, canvas_size=args.canvas, threshold=args.threshold,
-                                max_steps=args.canvas, keep_trace=True, copy_lines=False, left_to_right=False)
+                                max_steps=args.canvas, keep_trace=True, copy_lines=False, left_to_right=False,
+                                drop_repeats=False)
     canvas = completer.complete(request)[0]
     print("  the canvas alone, denoised in parallel:")
     for step, state in enumerate(canvas.trace, 1):

@@ -214,7 +214,7 @@ def evaluate_arm(arm: Arm, run_dir: Path, cases: list[tuple[str, str, str]], ste
             text, used = canvas_text(tok, grown.tokens), grown.steps
         else:
             request = CompletionRequest(prefix, suffix, canvas_size=arm.canvas_size, copy_lines=False,
-                                        left_to_right=False)
+                                        left_to_right=False, drop_repeats=False)
             best = completer.complete(request)[0]
             text, used = best.text, best.steps
         exact += same_code(text, middle)

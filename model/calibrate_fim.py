@@ -98,7 +98,8 @@ def with_workspace(
 def score(completer: FimCompleter, cases: list[tuple[str, str, str]]) -> list[Scored]:
     scored = []
     for prefix, middle, suffix in cases:
-        best = completer.complete(CompletionRequest(prefix, suffix, copy_lines=False, left_to_right=False))[0]
+        alone = CompletionRequest(prefix, suffix, copy_lines=False, left_to_right=False, drop_repeats=False)
+        best = completer.complete(alone)[0]
         scored.append(Scored(best.features, same_code(best.text, middle)))
     return scored
 
@@ -210,8 +211,8 @@ def calibrate_continuation(model_dir: Path, dev_files: list[SourceFile], seed: i
                    if c is not None]
         if not offered:
             continue
-        network_text = completer.complete(
-            CompletionRequest(prefix, suffix, copy_lines=False, left_to_right=False))[0].text
+        network_text = completer.complete(CompletionRequest(
+            prefix, suffix, copy_lines=False, left_to_right=False, drop_repeats=False))[0].text
         first_pass = completer.first_pass(prefix, suffix)
         for continuation in offered:
             values = completer.continuation_features(continuation, first_pass, network_text, prefix, offered,
@@ -252,8 +253,8 @@ def calibrate_left_to_right(model_dir: Path, dev_files: list[SourceFile], seed: 
         if not lines:
             continue
         written = lines[0]
-        network_text = completer.complete(
-            CompletionRequest(prefix, suffix, copy_lines=False, left_to_right=False))[0].text
+        network_text = completer.complete(CompletionRequest(
+            prefix, suffix, copy_lines=False, left_to_right=False, drop_repeats=False))[0].text
         other_texts = source_texts(*completer.other_sources(CompletionRequest(prefix, suffix)))
         rows.append(written.features(network_text, statement_parses(prefix, written.text, suffix), other_texts))
         labels.append(same_code(written.text, middle))

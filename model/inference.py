@@ -74,6 +74,10 @@ class CompletionRequest:
     # Python: a copy's or continuation's statement is parsed with it in place; other
     # languages leave that feature unknown.
     python: bool = True
+    # Drop a candidate that repeats a line the document has next to the cursor or a top-level
+    # definition (suffix_overlap.py), which may leave none; False: the network's answer as
+    # it is, always one (benchmarks and calibration of the network alone).
+    drop_repeats: bool = True
 
 
 class Cancelled(Exception):
@@ -211,7 +215,8 @@ class FimCompleter:
                 candidates.append(pattern)
         # A line the document already has next to the cursor, or a second top-level definition
         # of a name, is almost never what goes there.
-        candidates = [c for c in candidates if not repeats_the_document(request.prefix, c.text, request.suffix)]
+        if request.drop_repeats:
+            candidates = [c for c in candidates if not repeats_the_document(request.prefix, c.text, request.suffix)]
         candidates.sort(key=lambda c: c.confidence, reverse=True)
         return candidates[: request.candidates]
 

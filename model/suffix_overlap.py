@@ -3,8 +3,6 @@ from it), the lines next to the cursor, a top-level definition (then it is not o
 
 from __future__ import annotations
 
-from itertools import pairwise
-
 
 def trim_suffix_overlap(text: str, suffix: str) -> str:
     """Drop the end of ``text`` that the suffix already holds: a line break when the cursor
@@ -22,7 +20,9 @@ def trim_suffix_overlap(text: str, suffix: str) -> str:
 
 def repeats_a_neighbour(prefix: str, text: str, suffix: str) -> bool:
     """Whether inserting ``text`` at the cursor (trimmed as above) makes a non-blank line
-    the same as the line just above or below it, where the document had no such pair.
+    the same as the line just above or below it, or two of its own lines the same. A
+    neighbour that already repeats the line beyond it (a run such as three identical
+    ``assertEqual`` lines) may repeat once more.
 
     The network's likeliest mistake at the start of a line is to write the line that is
     already there: on HumanEval single-line infilling (cursor at the start of the line
@@ -32,16 +32,24 @@ def repeats_a_neighbour(prefix: str, text: str, suffix: str) -> bool:
     text = trim_suffix_overlap(text, suffix)
     head, _, line_start = prefix.rpartition("\n")
     line_rest, _, tail = suffix.partition("\n")
-    above = [head.rpartition("\n")[2]] if "\n" in prefix else []
-    below = [tail.partition("\n")[0]] if "\n" in suffix else []
-    before = [*above, line_start + line_rest, *below]
-    after = [*above, *(line_start + text + line_rest).split("\n"), *below]
-    return _repeated_pairs(after) > _repeated_pairs(before)
-
-
-def _repeated_pairs(lines: list[str]) -> int:
-    stripped = [line.rstrip() for line in lines]  # also a "\r" left by a "\r\n" line break
-    return sum(1 for a, b in pairwise(stripped) if a.strip() and a == b)
+    above = head.split("\n")[-2:] if "\n" in prefix else []
+    below = tail.split("\n")[:2] if "\n" in suffix else []
+    written = (line_start + text + line_rest).split("\n")
+    lines = [line.rstrip() for line in [*above, *written, *below]]  # rstrip: also a "\r" of "\r\n"
+    # The lines the answer writes to are lines[first:end]; a first or last line that only
+    # holds what was already there (the answer starts or ends with a line break) is not one.
+    pieces = text.split("\n")
+    first = len(above) + (len(pieces) > 1 and pieces[0] == "")
+    end = len(above) + len(written) - (len(pieces) > 1 and pieces[-1] == "")
+    for i in range(max(first - 1, 0), min(end, len(lines) - 1)):
+        if not lines[i].strip() or lines[i] != lines[i + 1]:
+            continue
+        if i == first - 1 and i > 0 and lines[i - 1] == lines[i]:
+            continue  # the line above is in a run already
+        if i + 1 == end and i + 2 < len(lines) and lines[i + 2] == lines[i + 1]:
+            continue  # the line below is in a run already
+        return True
+    return False
 
 
 _DEFINITIONS = ("def ", "async def ", "class ")

@@ -83,3 +83,11 @@ def test_a_top_level_definition_the_document_already_has_is_a_repeat_but_an_inde
     methods = "class A:\n    def __init__(self):\n        pass\n\n\nclass B:\n"
     assert not repeats_the_document(methods, "    def __init__(self):\n", "        self.x = 1\n")
     assert not repeats_the_document("def area_of(w, h):\n    pass\n\n", "def area(w, h):\n", "")  # a longer line
+
+
+def test_a_line_in_a_run_of_identical_lines_may_repeat_once_more() -> None:
+    run = "x.check(1)\nx.check(1)\nx.ch"
+    assert not repeats_a_neighbour(run, "eck(1)", "\n")
+    assert not repeats_a_neighbour("", "x.check(1)\n", "x.check(1)\nx.check(1)\n")
+    assert repeats_a_neighbour("x.check(2)\nx.check(1)\nx.ch", "eck(1)", "\n")  # no run: one line above
+    assert repeats_a_neighbour("", "a = 1\na = 1\n", "b = 2\n")  # the answer's own two lines

@@ -117,7 +117,8 @@ def run_decode_bench(loaded: ServedModel, cases: list[FimCase], canvas_size: int
                                         threshold=decoder.threshold, max_steps=decoder.max_steps or canvas_size,
                                         rule=decoder.rule,
                                         length_first=decoder.length_first, freeze_tail=decoder.freeze_tail,
-                                        copy_lines=False, left_to_right=False)  # the denoisers alone
+                                        copy_lines=False, left_to_right=False,  # the denoisers alone
+                                        drop_repeats=False)
             started = time.perf_counter()
             best = completer.complete(request)[0]
             elapsed += time.perf_counter() - started
