@@ -32,8 +32,8 @@ def repeats_a_neighbour(prefix: str, text: str, suffix: str) -> bool:
     text = trim_suffix_overlap(text, suffix)
     head, _, line_start = prefix.rpartition("\n")
     line_rest, _, tail = suffix.partition("\n")
-    above = head.split("\n")[-2:] if "\n" in prefix else []
-    below = tail.split("\n")[:2] if "\n" in suffix else []
+    above = head.rsplit("\n", 2)[-2:] if "\n" in prefix else []  # maxsplit: the document may be long
+    below = tail.split("\n", 2)[:2] if "\n" in suffix else []
     written = (line_start + text + line_rest).split("\n")
     lines = [line.rstrip() for line in [*above, *written, *below]]  # rstrip: also a "\r" of "\r\n"
     # The lines the answer writes to are lines[first:end]; a first or last line that only
