@@ -18,29 +18,36 @@ def trim_suffix_overlap(text: str, suffix: str) -> str:
     return text
 
 
-def repeats_a_neighbour(prefix: str, text: str, suffix: str) -> bool:
-    """Whether inserting ``text`` at the cursor (trimmed as above) makes a non-blank line
-    the same as the line just above or below it, or two of its own lines the same. A
-    neighbour that already repeats the line beyond it (a run such as three identical
-    ``assertEqual`` lines) may repeat once more.
-
-    The network's likeliest mistake at the start of a line is to write the line that is
-    already there: on HumanEval single-line infilling (cursor at the start of the line
-    after the gap) 91 of 1,033 first answers repeated the line below the cursor and 24 the
-    line above; 4 of those 115 passed the tests. In held-out code, 0.04% of non-blank lines
-    equal the line after them (10 of 24,230), so such an answer is nearly always wrong."""
+def _lines_around(prefix: str, text: str, suffix: str) -> tuple[list[str], int, int]:
+    """The document's lines around the cursor once ``text`` (trimmed as above) is in: up to
+    two lines above, the lines it writes to, up to two below, each right-stripped (also of
+    a "\r" left by "\r\n"); and ``first``, ``end``: the lines the answer writes to are
+    ``lines[first:end]``. A first or last line that only holds what was already there (the
+    answer starts or ends with a line break) is not one of them."""
     text = trim_suffix_overlap(text, suffix)
     head, _, line_start = prefix.rpartition("\n")
     line_rest, _, tail = suffix.partition("\n")
     above = head.rsplit("\n", 2)[-2:] if "\n" in prefix else []  # maxsplit: the document may be long
     below = tail.split("\n", 2)[:2] if "\n" in suffix else []
     written = (line_start + text + line_rest).split("\n")
-    lines = [line.rstrip() for line in [*above, *written, *below]]  # rstrip: also a "\r" of "\r\n"
-    # The lines the answer writes to are lines[first:end]; a first or last line that only
-    # holds what was already there (the answer starts or ends with a line break) is not one.
     pieces = text.split("\n")
     first = len(above) + (len(pieces) > 1 and pieces[0] == "")
     end = len(above) + len(written) - (len(pieces) > 1 and pieces[-1] == "")
+    return [line.rstrip() for line in [*above, *written, *below]], first, end
+
+
+def repeats_a_neighbour(prefix: str, text: str, suffix: str) -> bool:
+    """Whether inserting ``text`` at the cursor makes a non-blank line the same as the line
+    just above or below it, or two of its own lines the same. A neighbour that already
+    repeats the line beyond it (a run such as three identical ``assertEqual`` lines) may
+    repeat once more.
+
+    The network's likeliest mistake at the start of a line is to write the line that is
+    already there: on HumanEval single-line infilling (cursor at the start of the line
+    after the gap) 91 of 1,033 first answers repeated the line below the cursor and 24 the
+    line above; 4 of those 115 passed the tests. In held-out code, 0.04% of non-blank lines
+    equal the line after them (10 of 24,230), so such an answer is nearly always wrong."""
+    lines, first, end = _lines_around(prefix, text, suffix)
     for i in range(max(first - 1, 0), min(end, len(lines) - 1)):
         if not lines[i].strip() or lines[i] != lines[i + 1]:
             continue
@@ -61,13 +68,11 @@ def repeats_a_definition(prefix: str, text: str, suffix: str) -> bool:
     first would then never be. In held-out code no top-level definition line repeated
     within its file (0 of 913); on HumanEval single-line infilling 40 first answers did,
     in function bodies, and 2 of them passed."""
-    text = trim_suffix_overlap(text, suffix)
-    head, _, line_start = prefix.rpartition("\n")
-    line_rest, _, tail = suffix.partition("\n")
-    written = [line.rstrip() for line in (line_start + text + line_rest).split("\n")]
-    new = {line for line in written if line.startswith(_DEFINITIONS)}
+    lines, first, end = _lines_around(prefix, text, suffix)
+    new = {line for line in lines[first:end] if line.startswith(_DEFINITIONS)}
     if not new:
         return False
+    head, tail = prefix.rpartition("\n")[0], suffix.partition("\n")[2]  # without the cursor's line
     return any(_holds_line(head, line) or _holds_line(tail, line) for line in new)
 
 

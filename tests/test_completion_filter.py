@@ -91,3 +91,9 @@ def test_a_line_in_a_run_of_identical_lines_may_repeat_once_more() -> None:
     assert not repeats_a_neighbour("", "x.check(1)\n", "x.check(1)\nx.check(1)\n")
     assert repeats_a_neighbour("x.check(2)\nx.check(1)\nx.ch", "eck(1)", "\n")  # no run: one line above
     assert repeats_a_neighbour("", "a = 1\na = 1\n", "b = 2\n")  # the answer's own two lines
+
+
+def test_a_definition_line_the_answer_only_follows_is_not_its_own() -> None:
+    twice = "def f():\n    pass\n\n\ndef f():"  # the document's own second definition, cursor at its end
+    assert not repeats_the_document(twice, "\n    return 1", "\n")
+    assert repeats_the_document("def f():\n    pass\n\n\n", "def f():", "\n")
