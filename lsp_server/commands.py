@@ -56,9 +56,10 @@ def _load_completer(model: Path | None) -> object:
 
 def _show_completion(
     completer: object, prefix: str, suffix: str, args: argparse.Namespace, related: object = None
-) -> str:
-    """Print the top suggestion (its steps with ``--steps``); returns where it came from
-    (``Candidate.copied``: empty for the denoised canvas; "none": no suggestion)."""
+) -> bool:
+    """Print the top suggestion (its steps with ``--steps``); True when it did not come from
+    the denoised canvas (a copy, a continuation, the next-token head) or there was none, so
+    the canvas alone is worth showing too."""
     from model.fim_patterns import WORKSPACE_KINDS, RelatedLines
     from model.inference import CompletionRequest, FimCompleter
     from model.left_to_right import KIND as LEFT_TO_RIGHT
@@ -75,7 +76,7 @@ def _show_completion(
     if not candidates:
         print(f"  suggestion │ none: every answer repeated a line next to the cursor or a definition "
               f"({elapsed_ms:.0f} ms)")
-        return "none"  # the caller may show the canvas alone
+        return True
     best = candidates[0]
     if args.steps:
         for step, state in enumerate(best.trace, 1):
@@ -96,7 +97,7 @@ def _show_completion(
     print(f"  suggestion │ {best.text!r}")
     print(f"  confidence │ {best.confidence:.3f}  ({source}, {elapsed_ms:.0f} ms)")
     print(f"             │ at the server's default threshold {threshold}, {verdict}")
-    return best.copied
+    return bool(best.copied)
 
 
 def complete(args: argparse.Namespace) -> int:

@@ -3,6 +3,8 @@ from it), the lines next to the cursor, a top-level definition (then it is not o
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 
 def trim_suffix_overlap(text: str, suffix: str) -> str:
     """Drop the end of ``text`` that the suffix already holds: a line break when the cursor
@@ -10,7 +12,7 @@ def trim_suffix_overlap(text: str, suffix: str) -> str:
     bracket the editor auto-inserted: "f(x)" before ")" becomes "f(x"."""
     if suffix.startswith(("\n", "\r")) and text.endswith(("\n", "\r")):
         text = text.rstrip("\r\n")
-    line_rest = suffix.split("\n", 1)[0].rstrip("\r")
+    line_rest = _line_at(suffix, 0).rstrip("\r")
     for size in range(min(len(text), len(line_rest)), 0, -1):
         overlap = line_rest[:size]
         if overlap.strip() and text.endswith(overlap):
@@ -18,22 +20,51 @@ def trim_suffix_overlap(text: str, suffix: str) -> str:
     return text
 
 
-def _lines_around(prefix: str, text: str, suffix: str) -> tuple[list[str], int, int]:
-    """The document's lines around the cursor once ``text`` (trimmed as above) is in: up to
-    two lines above, the lines it writes to, up to two below, each right-stripped (also of
-    a "\r" left by "\r\n"); and ``first``, ``end``: the lines the answer writes to are
-    ``lines[first:end]``. A first or last line that only holds what was already there (the
-    answer starts or ends with a line break) is not one of them."""
+def _line_at(text: str, start: int) -> str:
+    """The line of ``text`` that starts at ``start``, without its line break; sliced, not
+    split: the prefix and suffix are the whole document, which may be long."""
+    end = text.find("\n", start)
+    return text[start:end if end >= 0 else len(text)]
+
+
+@dataclass(frozen=True)
+class _Around:
+    """The document's lines around the cursor once an answer is in: up to two lines above,
+    the lines it writes to, up to two below, each right-stripped (also of a "\r" left by
+    "\r\n"). The answer writes to ``lines[first:end]``: a first or last line that only
+    holds what was already there (the answer starts or ends with a line break) is not one
+    of them. ``cursor_line_start`` / ``cursor_line_end``: where the cursor's line starts in
+    the prefix and ends in the suffix, so the rest of the document can be searched in place."""
+
+    lines: list[str]
+    first: int
+    end: int
+    cursor_line_start: int
+    cursor_line_end: int
+
+
+def _around(prefix: str, text: str, suffix: str) -> _Around:
     text = trim_suffix_overlap(text, suffix)
-    head, _, line_start = prefix.rpartition("\n")
-    line_rest, _, tail = suffix.partition("\n")
-    above = head.rsplit("\n", 2)[-2:] if "\n" in prefix else []  # maxsplit: the document may be long
-    below = tail.split("\n", 2)[:2] if "\n" in suffix else []
-    written = (line_start + text + line_rest).split("\n")
+    cut = prefix.rfind("\n")  # -1: the cursor is on the first line
+    above: list[str] = []
+    start = cut
+    while start >= 0 and len(above) < 2:
+        previous = prefix.rfind("\n", 0, start)
+        above.insert(0, prefix[previous + 1:start])
+        start = previous
+    line_end = suffix.find("\n")  # -1: the cursor is on the last line
+    below: list[str] = []
+    at = line_end
+    while at >= 0 and len(below) < 2:
+        below.append(_line_at(suffix, at + 1))
+        at = suffix.find("\n", at + 1)
+    line_rest = suffix[:line_end] if line_end >= 0 else suffix
+    written = (prefix[cut + 1:] + text + line_rest).split("\n")
     pieces = text.split("\n")
     first = len(above) + (len(pieces) > 1 and pieces[0] == "")
     end = len(above) + len(written) - (len(pieces) > 1 and pieces[-1] == "")
-    return [line.rstrip() for line in [*above, *written, *below]], first, end
+    lines = [line.rstrip() for line in [*above, *written, *below]]
+    return _Around(lines, first, end, cut + 1, line_end if line_end >= 0 else len(suffix))
 
 
 def repeats_a_neighbour(prefix: str, text: str, suffix: str) -> bool:
@@ -47,7 +78,11 @@ def repeats_a_neighbour(prefix: str, text: str, suffix: str) -> bool:
     after the gap) 91 of 1,033 first answers repeated the line below the cursor and 24 the
     line above; 4 of those 115 passed the tests. In held-out code, 0.04% of non-blank lines
     equal the line after them (10 of 24,230), so such an answer is nearly always wrong."""
-    lines, first, end = _lines_around(prefix, text, suffix)
+    return _repeats_a_neighbour(_around(prefix, text, suffix))
+
+
+def _repeats_a_neighbour(around: _Around) -> bool:
+    lines, first, end = around.lines, around.first, around.end
     for i in range(max(first - 1, 0), min(end, len(lines) - 1)):
         if not lines[i].strip() or lines[i] != lines[i + 1]:
             continue
@@ -68,27 +103,31 @@ def repeats_a_definition(prefix: str, text: str, suffix: str) -> bool:
     first would then never be. In held-out code no top-level definition line repeated
     within its file (0 of 913); on HumanEval single-line infilling 40 first answers did,
     in function bodies, and 2 of them passed."""
-    lines, first, end = _lines_around(prefix, text, suffix)
-    new = {line for line in lines[first:end] if line.startswith(_DEFINITIONS)}
-    if not new:
-        return False
-    head, tail = prefix.rpartition("\n")[0], suffix.partition("\n")[2]  # without the cursor's line
-    return any(_holds_line(head, line) or _holds_line(tail, line) for line in new)
+    return _repeats_a_definition(_around(prefix, text, suffix), prefix, suffix)
 
 
-def _holds_line(text: str, line: str) -> bool:
-    """Whether ``text`` has ``line`` as a whole line (trailing whitespace aside); found by
-    search, not by splitting: the document may be long."""
-    at = text.find(line)
+def _repeats_a_definition(around: _Around, prefix: str, suffix: str) -> bool:
+    new = {line for line in around.lines[around.first:around.end] if line.startswith(_DEFINITIONS)}
+    # The rest of the document, without the cursor's line: the prefix before it, the suffix after it.
+    return any(_holds_line(prefix, line, 0, max(around.cursor_line_start - 1, 0))
+               or _holds_line(suffix, line, around.cursor_line_end + 1, len(suffix)) for line in new)
+
+
+def _holds_line(text: str, line: str, start: int, stop: int) -> bool:
+    """Whether ``text[start:stop]`` has ``line`` as a whole line (trailing whitespace aside),
+    searched in place."""
+    at = text.find(line, start, stop)
     while at >= 0:
         end = at + len(line)
-        line_end = text.find("\n", end)
-        if (at == 0 or text[at - 1] == "\n") and not text[end:line_end if line_end >= 0 else len(text)].strip():
+        line_end = text.find("\n", end, stop)
+        if (at == start or text[at - 1] == "\n") and not text[end:line_end if line_end >= 0 else stop].strip():
             return True
-        at = text.find(line, at + 1)
+        at = text.find(line, at + 1, stop)
     return False
 
 
 def repeats_the_document(prefix: str, text: str, suffix: str) -> bool:
-    """Either repetition above: such a suggestion is not offered at all."""
-    return repeats_a_neighbour(prefix, text, suffix) or repeats_a_definition(prefix, text, suffix)
+    """Either repetition above (the lines around the cursor read once): such a suggestion
+    is not offered at all."""
+    around = _around(prefix, text, suffix)
+    return _repeats_a_neighbour(around) or _repeats_a_definition(around, prefix, suffix)
