@@ -45,10 +45,18 @@ def _at_line_start(text: str, offset: int) -> bool:
     return prev == "\n" or (prev == "\r" and text[offset] != "\n")
 
 
-def _first_line_end(text: str) -> int:
-    """Offset just past the first line break of ``text``, or ``len(text)``."""
-    match = _LINE_BREAK.search(text)
-    return match.end() if match else len(text)
+def _first_line_end(text: str, start: int) -> int:
+    """How far past ``start`` the first line break after it ends, or to ``len(text)``."""
+    match = _LINE_BREAK.search(text, start)
+    return (match.end() if match else len(text)) - start
+
+
+def _line_breaks(text: str, end: int) -> int:
+    """Line breaks in ``text[:end]``, a \\r\\n counted once: counted in place, because a
+    regex pass over the document's head cost ~0.5 ms of every keystroke in a 40 kB file."""
+    newlines = text.count("\n", 0, end)
+    returns = text.count("\r", 0, end)
+    return newlines + returns - text.count("\r\n", 0, end) if returns else newlines
 
 
 @dataclass(frozen=True)
@@ -91,14 +99,13 @@ def _diff(before: str, after: str) -> _Hunk:
     if prefix and before[prefix - 1] == "\r" and "\n" in (before[prefix : prefix + 1], after[prefix : prefix + 1]):
         prefix -= 1
     suffix = _common_suffix_length(before, after, limit - prefix)
-    head = before[:prefix]
-    start = max(head.rfind("\n"), head.rfind("\r")) + 1
+    start = max(before.rfind("\n", 0, prefix), before.rfind("\r", 0, prefix)) + 1
     end_b, end_a = len(before) - suffix, len(after) - suffix
     if not (_at_line_start(before, end_b) and _at_line_start(after, end_a)):
         # Both texts share the suffix, so widening by the same amount keeps them aligned.
-        grow = _first_line_end(before[end_b:])
+        grow = _first_line_end(before, end_b)
         end_b, end_a = end_b + grow, end_a + grow
-    start_line = len(_LINE_BREAK.findall(head[:start]))
+    start_line = _line_breaks(before, start)
     return _Hunk(start_line, before[start:end_b], after[start:end_a])
 
 
