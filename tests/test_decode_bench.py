@@ -9,10 +9,9 @@ from pathlib import Path
 import pytest
 
 from lsp_server.cli import main
-from model.bench.decode import AS_YOU_TYPE_MAX_STEPS, DECODERS, NEXT_TOKEN_HEAD, dev_cases
+from model.bench.decode import AS_YOU_TYPE, AS_YOU_TYPE_MAX_STEPS, DECODERS, NEXT_TOKEN_HEAD, dev_cases
 
 ALL_AT_ONCE = "τ=0, length first (all in one pass)"
-CAPPED = f"the same, capped at {AS_YOU_TYPE_MAX_STEPS} passes (as you type)"
 
 
 def write_corpus(path: Path) -> None:
@@ -68,7 +67,7 @@ def test_bench_decode_on_held_out_spans_prints_a_row_per_decoder(
     # Everything committed in the first pass: as many tokens per pass as per answer, and
     # the whole 16-position canvas in that one pass.
     assert all_at_once[-5] == all_at_once[-2] and all_at_once[-1] == "16.00"
-    capped = rows[[d.name for d in DECODERS].index(CAPPED)].split()
+    capped = rows[[d.name for d in DECODERS].index(AS_YOU_TYPE)].split()
     assert float(capped[-1]) >= 16 / AS_YOU_TYPE_MAX_STEPS  # at most that many passes per case
 
 

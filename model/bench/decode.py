@@ -87,7 +87,9 @@ class Decoder(NamedTuple):
     max_steps: int | None = None  # None: the canvas size (no cap before every position is decoded)
 
 
-AS_YOU_TYPE_MAX_STEPS = 2  # the server's automaticMaxSteps default (lsp_server/options.py)
+AS_YOU_TYPE_MAX_STEPS = 1  # the server's automaticMaxSteps default (lsp_server/options.py)
+_PASSES = "pass" if AS_YOU_TYPE_MAX_STEPS == 1 else "passes"
+AS_YOU_TYPE = f"the same, capped at {AS_YOU_TYPE_MAX_STEPS} {_PASSES} (as you type)"
 
 
 DECODERS: tuple[Decoder, ...] = (
@@ -98,8 +100,8 @@ DECODERS: tuple[Decoder, ...] = (
     Decoder("τ=0.9, length first", CommitRule.THRESHOLD, 0.9, length_first=True),
     Decoder("τ=0.9, length first, frozen tail (served)", CommitRule.THRESHOLD, 0.9, length_first=True,
             freeze_tail=True),
-    Decoder(f"the same, capped at {AS_YOU_TYPE_MAX_STEPS} passes (as you type)", CommitRule.THRESHOLD, 0.9,
-            length_first=True, freeze_tail=True, max_steps=AS_YOU_TYPE_MAX_STEPS),
+    Decoder(AS_YOU_TYPE, CommitRule.THRESHOLD, 0.9, length_first=True, freeze_tail=True,
+            max_steps=AS_YOU_TYPE_MAX_STEPS),
     Decoder("τ=0, length first (all in one pass)", CommitRule.THRESHOLD, 0.0, length_first=True, freeze_tail=True),
     Decoder("one per step (most confident)", CommitRule.MOST_CONFIDENT, 1.0),
     Decoder("left to right, one per step", CommitRule.LEFT_TO_RIGHT, 1.0),
