@@ -159,8 +159,8 @@ def calibrate_copy_check(model_dir: Path, dev_files: list[SourceFile], seed: int
     completer = FimCompleter(loaded)
     rows: list[list[float]] = []
     labels: list[bool] = []
-    for prefix, middle, suffix in dev_cases(dev_files, COPY_CASES, seed):
-        copied = copy_candidate(prefix, suffix)
+    for prefix, middle, suffix, related in with_workspace(dev_files, COPY_CASES, seed):
+        copied = copy_candidate(prefix, suffix, related)
         if copied is None or copied.kind not in CHECKED_KINDS:
             continue
         values = completer.copy_check_features(copied.text, copied.kind, completer.first_pass(prefix, suffix),

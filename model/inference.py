@@ -87,6 +87,7 @@ class Cancelled(Exception):
 MAX_CONFIDENCE = 0.999  # a model's score is never certainty; threshold 1.0 shows nothing
 # A copied line this likely to be right (its bucket's measured precision) answers a
 # one-candidate request alone: the network's calibrated confidence rarely gets near it.
+# Not a weak copy the network checks (``copy_check.py``), whatever its bucket's precision.
 COPY_SKIPS_MODEL_AT = 0.5
 
 
@@ -162,7 +163,8 @@ class FimCompleter:
         if should_stop():
             raise Cancelled
         copied, continuations = self.other_sources(request)
-        if copied is not None and request.candidates == 1 and copied.confidence >= COPY_SKIPS_MODEL_AT:
+        if copied is not None and request.candidates == 1 and copied.confidence >= COPY_SKIPS_MODEL_AT \
+                and not (copied.copied in CHECKED_KINDS and self.copy_check is not None):
             return [copied]
         settings = SamplerSettings(request.canvas_size, request.threshold, request.max_steps, request.rule,
                                    request.length_first, request.freeze_tail)

@@ -11,7 +11,15 @@ import model.calibrate_fim
 from model.calibrate_fim import calibrate_copy_check
 from model.calibration import UNKNOWN_PARSE, Calibrator
 from model.copy_check import CHECK_FEATURES, CONFIG_KEY, check_features
-from model.fim_patterns import AGREE_1, AGREE_3, MAJORITY
+from model.fim_patterns import (
+    AGREE_1,
+    AGREE_3,
+    MAJORITY,
+    WORKSPACE_AGREE_1,
+    WORKSPACE_MAJORITY,
+    LineIndex,
+    RelatedLines,
+)
 from model.inference import CompletionRequest, FimCompleter
 from model.model_folder import SHIPPED_DIR
 from model.serving import ServedModel, load_served_model
@@ -25,6 +33,8 @@ def test_the_features_are_the_copy_s_log_probabilities_where_its_tokens_would_go
     assert mean_logp == pytest.approx((np.log(0.5) + np.log(0.25)) / 2)
     assert min_logp == pytest.approx(np.log(0.25)) and end_logp == pytest.approx(np.log(0.4))
     assert majority == 1.0 and check_features(first_pass, [3, 4], 1, AGREE_1, 1.0)[3] == 0.0  # type: ignore[index]
+    assert check_features(first_pass, [3, 4], 1, WORKSPACE_MAJORITY, 1.0)[3] == 1.0  # type: ignore[index]
+    assert check_features(first_pass, [3, 4], 1, WORKSPACE_AGREE_1, 1.0)[3] == 0.0  # type: ignore[index]
     assert parsed == 1.0  # passed through: measured by the caller
     assert check_features(first_pass, [3, 4, 5, 2], 1, AGREE_1, 1.0) is None  # no room left for its end
 
@@ -73,6 +83,32 @@ def test_a_copy_that_breaks_its_statement_is_less_confident(tokenizer_free_netwo
     assert {c.text: c for c in served}["ue = compute(1)"].features[-1] == UNKNOWN_PARSE
 
 
+def test_a_weak_copy_from_another_file_is_checked_too(tokenizer_free_network: object) -> None:
+    # Copies from the workspace's other files that one line (or a majority) supports were
+    # right on 4 of 16 shown in packages in no corpus at their bucket's flat 0.56 (session 34).
+    workspace = RelatedLines(LineIndex({"other.py": "from pkg.api import document\n"}))
+    typed = "import os\nfrom pkg.api import "
+    calibration = {"fim_copy": {WORKSPACE_AGREE_1: {"precision": 0.4, "cases": 50}}}
+    tokenizer = CodeTokenizer.load(SHIPPED_DIR / "tokenizer.json")
+    never = Calibrator((0.0,) * len(CHECK_FEATURES), -5.0)
+    for check, expected in ((None, 0.4), (never, never([0.0] * len(CHECK_FEATURES)))):
+        if check is not None:
+            calibration[CONFIG_KEY] = check.to_dict(CHECK_FEATURES)  # type: ignore[assignment]
+        completer = FimCompleter(ServedModel(tokenizer_free_network, tokenizer,  # type: ignore[arg-type]
+                                             {"calibration": calibration}))
+        answers = completer.complete(CompletionRequest(typed, "\n", candidates=3, related=workspace))
+        [copied] = [c for c in answers if c.text == "document"]
+        assert copied.copied == WORKSPACE_AGREE_1 and copied.confidence == pytest.approx(expected)
+    # A checked copy never answers alone, however precise its bucket: the check decides.
+    calibration["fim_copy"] = {WORKSPACE_AGREE_1: {"precision": 0.6, "cases": 50}}
+    sure = Calibrator((0.0,) * len(CHECK_FEATURES), 2.0)
+    calibration[CONFIG_KEY] = sure.to_dict(CHECK_FEATURES)  # type: ignore[assignment]
+    completer = FimCompleter(ServedModel(tokenizer_free_network, tokenizer,  # type: ignore[arg-type]
+                                         {"calibration": calibration}))
+    [alone] = completer.complete(CompletionRequest(typed, "\n", related=workspace))
+    assert alone.text == "document" and alone.confidence == pytest.approx(sure([0.0] * len(CHECK_FEATURES)))
+
+
 def test_a_well_supported_copy_is_not_checked(tokenizer_free_network: object) -> None:
     tests = "x.assertEqual(a, 1)\nx.assertEqual(a, 1)\nx.assertEqual(a, 1)\nx.ass"
     never = Calibrator((0.0,) * len(CHECK_FEATURES), -5.0)
@@ -86,15 +122,15 @@ def test_calibration_fits_the_check_on_held_out_copies_and_stores_it(
     folder = tmp_path / "model"
     shutil.copytree(SHIPPED_DIR, folder)
     # Forty held-out copies of one line, right half the time.
-    cases = [(ONE, "ue = compute(1)" if i % 2 else "ue = other()", "\n") for i in range(40)]
-    monkeypatch.setattr(model.calibrate_fim, "dev_cases", lambda files, count, seed: cases)
+    cases = [(ONE, "ue = compute(1)" if i % 2 else "ue = other()", "\n", None) for i in range(40)]
+    monkeypatch.setattr(model.calibrate_fim, "with_workspace", lambda files, count, seed: cases)
     report = calibrate_copy_check(folder, [])
     assert "40 held-out copies, 50.0% right; fitted on 20, measured on 20" in report
     stored = json.loads((folder / "config.json").read_text())["calibration"][CONFIG_KEY]
     assert stored["features"] == list(CHECK_FEATURES)
     assert FimCompleter(load_served_model(folder)).copy_check is not None
     # Only one outcome to learn from: nothing is written.
-    monkeypatch.setattr(model.calibrate_fim, "dev_cases", lambda files, count, seed: cases[1::2])
+    monkeypatch.setattr(model.calibrate_fim, "with_workspace", lambda files, count, seed: cases[1::2])
     (folder / "config.json").write_text(json.dumps({**json.loads((folder / "config.json").read_text()),
                                                     "calibration": {}}))
     assert "too few of each outcome" in calibrate_copy_check(folder, [])
