@@ -47,8 +47,8 @@ class ServerOptions:
     never what is shown at the default threshold (on 1,000 spans of packages in no corpus,
     its calibrated confidence peaked at 0.13 after one pass and 0.16 after two); its first
     pass encodes the typed tail and starts the next-token head's line. 1 since session 34
-    (4 until session 30, then 2): a second pass cost ~3 ms of the typing bench's p50 (18.5 →
-    15.3 ms) for one right answer in 1,000 fresh spans at 0.3, one in 2,000 dev spans, and
+    (4 until session 30, then 2): a second pass cost ~2.4 ms of the typing bench's p50 (mean of
+    runs 18.5 → 16.1 ms) for one right answer in 1,000 fresh spans at 0.3, one in 2,000 dev spans, and
     three of 1,033 HumanEval lines at threshold 0 (README)."""
     request_timeout_ms: int = 2000
     """Model work for a request is abandoned after this long (50..30000)."""

@@ -163,8 +163,9 @@ class FimCompleter:
         if should_stop():
             raise Cancelled
         copied, continuations = self.other_sources(request)
+        check = self.copy_check if copied is not None and copied.copied in CHECKED_KINDS else None
         if copied is not None and request.candidates == 1 and copied.confidence >= COPY_SKIPS_MODEL_AT \
-                and not (copied.copied in CHECKED_KINDS and self.copy_check is not None):
+                and check is None:
             return [copied]
         settings = SamplerSettings(request.canvas_size, request.threshold, request.max_steps, request.rule,
                                    request.length_first, request.freeze_tail)
@@ -177,9 +178,8 @@ class FimCompleter:
             self._cached_ids, self._cache = ids, room.context_cache()
         if runs[0].stopped:
             raise Cancelled
-        if copied is not None and copied.copied in CHECKED_KINDS and self.copy_check is not None \
-                and runs[0].first_pass is not None:
-            copied = self._checked(copied, self.copy_check, runs[0].first_pass, request, statement)
+        if copied is not None and check is not None and runs[0].first_pass is not None:
+            copied = self._checked(copied, check, runs[0].first_pass, request, statement)
         # Candidates from copies and continuations; the file's and the corpus's continuations
         # may differ, and an Invoked request shows both.
         patterned = [copied] if copied is not None else []

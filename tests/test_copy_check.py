@@ -42,11 +42,15 @@ def test_the_features_are_the_copy_s_log_probabilities_where_its_tokens_would_go
 ONE = "import os\nvalue = compute(1)\nprint(value)\nval"
 
 
-def _completer(network: object, check: Calibrator | None) -> FimCompleter:
+BUCKETS = {AGREE_1: 0.3, AGREE_3: 0.95}
+
+
+def _completer(network: object, check: Calibrator | None, buckets: dict[str, float] = BUCKETS) -> FimCompleter:
     """The shipped tokenizer with ``network`` (tiny and random: its own candidates are far
-    less confident than any copy, so the copy is always among the answers)."""
+    less confident than any copy, so the copy is always among the answers) and copied-line
+    buckets of these precisions."""
     tokenizer = CodeTokenizer.load(SHIPPED_DIR / "tokenizer.json")
-    calibration = {"fim_copy": {AGREE_1: {"precision": 0.3, "cases": 50}, AGREE_3: {"precision": 0.95, "cases": 50}}}
+    calibration = {"fim_copy": {kind: {"precision": precision, "cases": 50} for kind, precision in buckets.items()}}
     if check is not None:
         calibration[CONFIG_KEY] = check.to_dict(CHECK_FEATURES)  # type: ignore[assignment]
     return FimCompleter(ServedModel(network, tokenizer, {"calibration": calibration}))  # type: ignore[arg-type]
@@ -88,23 +92,15 @@ def test_a_weak_copy_from_another_file_is_checked_too(tokenizer_free_network: ob
     # right on 4 of 16 shown in packages in no corpus at their bucket's flat 0.56 (session 34).
     workspace = RelatedLines(LineIndex({"other.py": "from pkg.api import document\n"}))
     typed = "import os\nfrom pkg.api import "
-    calibration = {"fim_copy": {WORKSPACE_AGREE_1: {"precision": 0.4, "cases": 50}}}
-    tokenizer = CodeTokenizer.load(SHIPPED_DIR / "tokenizer.json")
     never = Calibrator((0.0,) * len(CHECK_FEATURES), -5.0)
     for check, expected in ((None, 0.4), (never, never([0.0] * len(CHECK_FEATURES)))):
-        if check is not None:
-            calibration[CONFIG_KEY] = check.to_dict(CHECK_FEATURES)  # type: ignore[assignment]
-        completer = FimCompleter(ServedModel(tokenizer_free_network, tokenizer,  # type: ignore[arg-type]
-                                             {"calibration": calibration}))
+        completer = _completer(tokenizer_free_network, check, {WORKSPACE_AGREE_1: 0.4})
         answers = completer.complete(CompletionRequest(typed, "\n", candidates=3, related=workspace))
         [copied] = [c for c in answers if c.text == "document"]
         assert copied.copied == WORKSPACE_AGREE_1 and copied.confidence == pytest.approx(expected)
     # A checked copy never answers alone, however precise its bucket: the check decides.
-    calibration["fim_copy"] = {WORKSPACE_AGREE_1: {"precision": 0.6, "cases": 50}}
     sure = Calibrator((0.0,) * len(CHECK_FEATURES), 2.0)
-    calibration[CONFIG_KEY] = sure.to_dict(CHECK_FEATURES)  # type: ignore[assignment]
-    completer = FimCompleter(ServedModel(tokenizer_free_network, tokenizer,  # type: ignore[arg-type]
-                                         {"calibration": calibration}))
+    completer = _completer(tokenizer_free_network, sure, {WORKSPACE_AGREE_1: 0.6})
     [alone] = completer.complete(CompletionRequest(typed, "\n", related=workspace))
     assert alone.text == "document" and alone.confidence == pytest.approx(sure([0.0] * len(CHECK_FEATURES)))
 
