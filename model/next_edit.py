@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from model.edit_patterns import Change, PatternEdit, net_change, pattern_edits, travel
+from model.edit_patterns import Change, PatternEdit, net_change, pattern_edits, travel, twins_of_previous_change
 from model.formats import (
     NextEditBudget,
     history_ids,
@@ -78,8 +78,9 @@ def pattern_proposals(lines: list[str], history: list[EditRecord]) -> list[Patte
     if change is None:
         return []
     paths = [r.path for r in history if r.in_document]
+    edits = pattern_edits(lines, change, paths[-1], changes[:-1]) or twins_of_previous_change(lines, changes, paths[-1])
     way = travel(changes)
-    return [edit for edit in pattern_edits(lines, change, paths[-1], changes[:-1])
+    return [edit for edit in edits
             if way == 0 or edit.lines_away == 0 or (edit.lines_away > 0) == (way > 0) or edit.in_function]
 
 

@@ -2,7 +2,9 @@
 
 import random
 
-from model.calibrate_next_edit import cases_of, is_exact, measure_patterns
+import pytest
+
+from model.calibrate_next_edit import CASES_PER_PACKAGE, cases_of, is_exact, measure_patterns
 from model.next_edit import ProposedEdit
 from model.next_edit_examples import EditPair
 
@@ -46,3 +48,15 @@ def test_a_rename_made_in_the_middle_is_measured_above_the_change_too() -> None:
     assert top_down.proposed >= 1 and top_down.exact == top_down.proposed
     # Bottom-up, the uses above are the next edit: as many cases again, all right.
     assert both.proposed > top_down.proposed and both.exact == both.proposed
+
+
+def test_a_package_with_many_cases_weighs_as_much_as_the_cap_allows() -> None:
+    # The same substitution 50 times in one package (right each time), once in another
+    # package where the next hunk is something else (wrong).
+    right = [EditPair(f"big/m{n}.py", "a = x + 1\n\nc = x + 1\n", "a = x * 1\n\nc = x * 1\n") for n in range(50)]
+    wrong = EditPair("small/m.py", "a = x + 1\n\nb = 2\n\nc = x + 1\n", "a = x * 1\n\nb = 3\n\nc = x + 1\n")
+    tally = measure_patterns([*right, wrong], directions=(False,))["substitution:near"]
+    assert (tally.proposed, tally.exact) == (51, 50)
+    # `big` counts as CASES_PER_PACKAGE cases, not 50.
+    assert tally.weighted_proposed == pytest.approx(CASES_PER_PACKAGE + 1)
+    assert tally.precision == pytest.approx(CASES_PER_PACKAGE / (CASES_PER_PACKAGE + 1 + 2))

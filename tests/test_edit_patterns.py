@@ -1,6 +1,17 @@
 """Edit patterns: the newest change carried to the places it applies again."""
 
-from model.edit_patterns import CALL_SITE, RENAME, SAME_LINE, SUBSTITUTION, Change, net_change, pattern_edits, travel
+from model.edit_patterns import (
+    CALL_SITE,
+    INSERTION,
+    RENAME,
+    SAME_LINE,
+    SUBSTITUTION,
+    Change,
+    net_change,
+    pattern_edits,
+    previous_change,
+    travel,
+)
 from model.next_edit import EditRecord, pattern_proposals
 
 
@@ -423,3 +434,65 @@ def test_a_rename_in_steps_goes_on_when_the_old_name_is_still_bound_further_down
     earlier = [Change(1, "    n = 0\n", "    total = 0\n")]
     assert [e.new_text for e in pattern_edits(lines_of(text), change, "m.py", earlier)] == [
         "    total -= 1\n    return total\n"]
+
+
+def test_a_line_rewritten_as_several_rewrites_its_twin_at_the_twins_indentation() -> None:
+    wrapped = '    headers = {\n        "Target": "Delete",\n        "Type": "json",\n    }\n'
+    text = wrapped + 'def other():\n        headers = {"Target": "Delete"}\n'
+    change = Change(0, '    headers = {"Target": "Delete"}\n', wrapped)
+    edits = pattern_edits(lines_of(text), change, "m.py")
+    assert [(e.start_line, e.end_line, e.new_text, e.kind) for e in edits] == [
+        (5, 6, '        headers = {\n            "Target": "Delete",\n            "Type": "json",\n        }\n',
+         SAME_LINE)]
+    # New lines left of the old line's indentation can't be placed at another indentation.
+    dedented = "    if ready:\nstart()\n"
+    assert pattern_edits(lines_of(dedented + "        if ready: start()\n"),
+                         Change(0, "    if ready: start()\n", dedented), "m.py") == []
+
+
+def test_an_inserted_run_is_repeated_where_the_same_words_surround_it_on_a_line_of_the_same_kind() -> None:
+    text = ("    def image(self, request: Fixture):\n        return request\n"
+            "    def part(self, request):\n        return part(request)\n"
+            "    def done(self, request: Other):\n")
+    change = Change(0, "    def image(self, request):\n", "    def image(self, request: Fixture):\n")
+    edits = pattern_edits(lines_of(text), change, "m.py")
+    # Not `part(request)` (another first word), not a parameter already annotated.
+    assert [(e.start_line, e.new_text, e.kind) for e in edits] == [
+        (2, "    def part(self, request: Fixture):\n", INSERTION)]
+    assert edits[0].calibration_key == "insertion:near"
+    # Two words or symbols on each side must match (fewer at the line's end): `-> None`
+    # after `()` and before the colon of a `def`, not after `x)`.
+    text = "def a() -> None:\n    pass\ndef b():\n    pass\ndef c(x):\n    pass\n"
+    edits = pattern_edits(lines_of(text), Change(0, "def a():\n", "def a() -> None:\n"), "m.py")
+    assert [(e.start_line, e.new_text) for e in edits] == [(2, "def b() -> None:\n")]
+
+
+def test_an_insertion_at_the_edge_of_a_line_or_beside_a_replaced_run_is_not_repeated() -> None:
+    text = "x = 1  # noqa\ny = 2\n"
+    assert pattern_edits(lines_of(text), Change(0, "x = 1\n", "x = 1  # noqa\n"), "m.py") == []
+    text = "x = g(a, b)\ny = f(a)\n"  # `f(a` replaced: the substitution's, not an insertion
+    assert [e.kind for e in pattern_edits(lines_of(text), Change(0, "x = f(a)\n", "x = g(a, b)\n"), "m.py")] == [
+        SUBSTITUTION]
+
+
+def test_the_change_before_a_small_fix_still_offers_its_twin_lines() -> None:
+    text = ("    size = width(box) * 2\n"  # rewritten from `+ 1`
+            "# a comment fixed\n"  # the newest change: nothing to repeat
+            "    size = width(box) + 1\n")
+    history = [EditRecord("m.py", 0, "    size = width(box) + 1\n", "    size = width(box) * 2\n"),
+               EditRecord("m.py", 1, "# a coment fixed\n", "# a comment fixed\n")]
+    assert [(p.start_line, p.new_text, p.kind) for p in pattern_proposals(lines_of(text), history)] == [
+        (2, "    size = width(box) * 2\n", SAME_LINE)]
+    # Only twin lines: the change before's rename is not carried on.
+    renamed = [EditRecord("m.py", 0, "total = 1\n", "amount = 1\n"), EditRecord("m.py", 1, "# coment\n", "# comment\n")]
+    assert pattern_proposals(lines_of("amount = 1\n# comment\nprint(total)\n"), renamed) == []
+
+
+def test_the_change_before_the_newest_is_found_where_its_lines_are_now() -> None:
+    first = Change(4, "x = 1\n", "x = 2\n")
+    # Two lines inserted above it since: it is now on line 6.
+    assert previous_change([first, Change(0, "", "a\nb\n")]) == (Change(6, "x = 1\n", "x = 2\n"), [])
+    # A change below it leaves it where it was; one that rewrote it leaves nothing to repeat.
+    assert previous_change([first, Change(9, "y\n", "z\n")]) == (first, [])
+    assert previous_change([first, Change(4, "x = 2\n", "x = 3\n\n")]) is None
+    assert previous_change([first]) is None
