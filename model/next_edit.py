@@ -78,7 +78,7 @@ def pattern_proposals(lines: list[str], history: list[EditRecord]) -> list[Patte
     if change is None:
         return []
     paths = [r.path for r in history if r.in_document]
-    edits = pattern_edits(lines, change, paths[-1], changes[:-1]) or twins_of_previous_change(lines, changes, paths[-1])
+    edits = pattern_edits(lines, change, paths[-1], changes[:-1]) or twins_of_previous_change(lines, changes)
     way = travel(changes)
     return [edit for edit in edits
             if way == 0 or edit.lines_away == 0 or (edit.lines_away > 0) == (way > 0) or edit.in_function]

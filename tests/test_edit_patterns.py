@@ -3,6 +3,7 @@
 from model.edit_patterns import (
     CALL_SITE,
     INSERTION,
+    LONGEST_LINE,
     RENAME,
     SAME_LINE,
     SUBSTITUTION,
@@ -436,14 +437,18 @@ def test_a_rename_in_steps_goes_on_when_the_old_name_is_still_bound_further_down
         "    total -= 1\n    return total\n"]
 
 
-def test_a_line_rewritten_as_several_rewrites_its_twin_at_the_twins_indentation() -> None:
+def test_a_line_wrapped_over_several_wraps_its_twin_at_the_twins_indentation() -> None:
     wrapped = '    headers = {\n        "Target": "Delete",\n        "Type": "json",\n    }\n'
-    text = wrapped + 'def other():\n        headers = {"Target": "Delete"}\n'
-    change = Change(0, '    headers = {"Target": "Delete"}\n', wrapped)
+    text = wrapped + 'def other():\n        headers = {"Target": "Delete", "Type": "json"}\n'
+    change = Change(0, '    headers = {"Target": "Delete", "Type": "json"}\n', wrapped)
     edits = pattern_edits(lines_of(text), change, "m.py")
     assert [(e.start_line, e.end_line, e.new_text, e.kind) for e in edits] == [
         (5, 6, '        headers = {\n            "Target": "Delete",\n            "Type": "json",\n        }\n',
          SAME_LINE)]
+    # What a rewrite adds around one line is that place's own.
+    guarded = "    try:\n        run_all()\n    except OSError:\n        pass\n"
+    assert pattern_edits(lines_of(guarded + "        run_all()\n"), Change(0, "    run_all()\n", guarded),
+                         "m.py") == []
     # New lines left of the old line's indentation can't be placed at another indentation.
     dedented = "    if ready:\nstart()\n"
     assert pattern_edits(lines_of(dedented + "        if ready: start()\n"),
@@ -491,8 +496,15 @@ def test_the_change_before_a_small_fix_still_offers_its_twin_lines() -> None:
 def test_the_change_before_the_newest_is_found_where_its_lines_are_now() -> None:
     first = Change(4, "x = 1\n", "x = 2\n")
     # Two lines inserted above it since: it is now on line 6.
-    assert previous_change([first, Change(0, "", "a\nb\n")]) == (Change(6, "x = 1\n", "x = 2\n"), [])
+    assert previous_change([first, Change(0, "", "a\nb\n")]) == Change(6, "x = 1\n", "x = 2\n")
     # A change below it leaves it where it was; one that rewrote it leaves nothing to repeat.
-    assert previous_change([first, Change(9, "y\n", "z\n")]) == (first, [])
+    assert previous_change([first, Change(9, "y\n", "z\n")]) == first
     assert previous_change([first, Change(4, "x = 2\n", "x = 3\n\n")]) is None
     assert previous_change([first]) is None
+
+
+def test_a_line_too_long_to_be_code_is_left_to_itself() -> None:
+    long_line = "y = b == None; " * (LONGEST_LINE // 10) + "\n"
+    edits = pattern_edits(["x = a is None\n", long_line, "z = c == None\n"],
+                          Change(0, "x = a == None\n", "x = a is None\n"), "m.py")
+    assert [(e.start_line, e.new_text) for e in edits] == [(2, "z = c is None\n")]
