@@ -28,8 +28,10 @@ Kinds:
   replacing or removing one argument; other calls of ``name`` with the old argument get
   the same change. Not for a rename: a variable renamed in a call is the rename's.
 - ``same_line``: a whole line was rewritten or deleted; lines equal to its old text get
-  the same rewrite (with their own indentation) or are deleted. Not for a rename, whose
-  twin line in another function is another variable.
+  the same rewrite (with their own indentation) or are deleted; a line wrapped over
+  several (the same words) has its twins wrapped alike. Not for a rename, whose twin line
+  in another function is another variable. When the newest change implies nothing at
+  all, the twin lines of the change before it (``twins_of_previous_change``).
 - ``builtin_generic``: typing modernised. The change writes typing's aliases of builtins
   as the builtins (PEP 585: ``List[int]`` → ``list[int]``, ``t.Dict[`` → ``dict[``) or
   ``Optional[X]`` / ``Union[A, B]`` as ``X | None`` / ``A | B`` (PEP 604), or drops them
@@ -40,6 +42,9 @@ Kinds:
   contiguous run of tokens replaced by another (``"%s" % x`` → ``str(x)``, ``.get(`` →
   ``.pop(``, ``, 0)`` → ``, None)``); other lines holding that run between the same
   neighbouring tokens get the same replacement.
+- ``insertion``, likewise: one line's change is one run of tokens inserted (``def f():`` →
+  ``def f() -> None:``); other lines with the same first word and the same
+  ``INSERTION_CONTEXT`` words or symbols on each side of that place get the same run.
 """
 
 from __future__ import annotations
