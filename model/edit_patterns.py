@@ -792,10 +792,8 @@ class _Substitution:
         return "".join(out)
 
 
-def _substitution(old: str, new: str) -> _Substitution | None:
-    """The one contiguous run of ``old``'s tokens that ``new`` replaced (common token prefix
-    and suffix set aside), with ``SUBSTITUTION_CONTEXT`` tokens of context on each side."""
-    before, after = _tokens(old), _tokens(new)
+def _common_ends(before: Sequence[str], after: Sequence[str]) -> tuple[int, int]:
+    """How many tokens the two lines share at their start, and then at their end."""
     shortest = min(len(before), len(after))
     head = 0
     while head < shortest and before[head] == after[head]:
@@ -803,6 +801,14 @@ def _substitution(old: str, new: str) -> _Substitution | None:
     tail = 0
     while tail < shortest - head and before[-1 - tail] == after[-1 - tail]:
         tail += 1
+    return head, tail
+
+
+def _substitution(old: str, new: str) -> _Substitution | None:
+    """The one contiguous run of ``old``'s tokens that ``new`` replaced (common token prefix
+    and suffix set aside), with ``SUBSTITUTION_CONTEXT`` tokens of context on each side."""
+    before, after = _tokens(old), _tokens(new)
+    head, tail = _common_ends(before, after)
     run, replacement = before[head:len(before) - tail], after[head:len(after) - tail]
     if not "".join(run).strip():  # pure insertions and whitespace changes say nothing about other lines
         return None
@@ -891,12 +897,7 @@ def _insertion(old: str, new: str) -> _Insertion | None:
     before, after = _tokens(old), _tokens(new)
     if len(after) <= len(before):
         return None
-    head = 0
-    while head < len(before) and before[head] == after[head]:
-        head += 1
-    tail = 0
-    while tail < len(before) - head and before[-1 - tail] == after[-1 - tail]:
-        tail += 1
+    head, tail = _common_ends(before, after)
     if head + tail != len(before):
         return None  # something was replaced too: a substitution's or another pattern's
     inserted = tuple(after[head:len(after) - tail])
