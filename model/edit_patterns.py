@@ -144,6 +144,17 @@ def _merged(changes: list[Change]) -> tuple[Change, int]:
     return merged, count
 
 
+def merged_changes(changes: list[Change]) -> list[Change]:
+    """Every change with its keystrokes merged, oldest first (``net_change`` of each)."""
+    merged: list[Change] = []
+    end = len(changes)
+    while end > 0:
+        change, count = _merged(changes[:end])
+        merged.append(change)
+        end -= count
+    return merged[::-1]
+
+
 def previous_change(changes: list[Change]) -> Change | None:
     """The change before the newest (each with its keystrokes merged), its start moved to
     where its lines are now; None when there is none, or when a newer change rewrote its
@@ -264,8 +275,10 @@ def _split(text: str) -> list[str]:
     return lsp_lines_with_ends(text)
 
 
-def _tokens(text: str) -> list[str]:
+def tokens_of(text: str) -> list[str]:
+    """Words, numbers, runs of whitespace and single symbols: the units the patterns compare."""
     return _TOKEN.findall(text)
+
 
 
 # --- rename ----------------------------------------------------------------------------
@@ -273,7 +286,7 @@ def _tokens(text: str) -> list[str]:
 
 def _renamed_identifier(old: str, new: str) -> tuple[str, str, bool] | None:
     """(old name, new name, after a dot) when every token change is that one replacement."""
-    before, after = _tokens(old), _tokens(new)
+    before, after = tokens_of(old), tokens_of(new)
     pair: tuple[str, str] | None = None
     dotted: bool | None = None
     matcher = difflib.SequenceMatcher(None, before, after, autojunk=False)
@@ -332,6 +345,21 @@ def _renames(lines: list[str], change: Change, edited: range, window: range, pat
         return
     comment = comment_marker(path)
     literals = python_literals() if comment == "#" else None
+
+    def code_of(row: int) -> list[tuple[int, int]]:
+        return literals.code_spans(row) if literals is not None else code_spans(lines[row], comment)
+
+    # A word changed inside a string or a comment (`get("etag")` → `get("ETag")`) renames
+    # nothing: the new name must be code on a changed line (read in the document, where
+    # a docstring's lines are known, when the line is there).
+    def names_in_code(offset: int, line: str) -> bool:
+        row = change.start_line + offset
+        spans = code_of(row) if row < len(lines) and lines[row] == line else code_spans(line, comment)
+        return any(_name_pattern(new_name).search(line, start, end) for start, end in spans)
+
+    if not any(names_in_code(offset, new) for offset, (old, new) in enumerate(zip(old_lines, new_lines, strict=True))
+               if old != new):
+        return
     in_strings = literals.rows_inside_strings() if literals is not None else set()
     rows: range = window
     # Rows where a use through `self.`, `cls.` or `super().` is surely the renamed member of
@@ -381,7 +409,7 @@ def _renames(lines: list[str], change: Change, edited: range, window: range, pat
              if row < len(lines) and old_name in lines[row]]
     using = list(dict.fromkeys(using if method_row is None else [*using, method_row]))
     for row in using:
-        code = literals.code_spans(row) if literals is not None else code_spans(lines[row], comment)
+        code = code_of(row)
         rewritten = _replace_name(lines, row, old_name, new_name, dotted, code, roles)
         if row == method_row:
             rewritten = _replace_name(lines, row, old_name, new_name, False, code, {_DEFINED})
@@ -725,7 +753,7 @@ def _call_sites(lines: list[str], change: Change, edited: range, window: range) 
 
 def _words(text: str) -> list[str]:
     """The tokens that are neither whitespace nor commas (a wrap adds a trailing comma)."""
-    return [token for token in _tokens(text) if not token.isspace() and token != ","]
+    return [token for token in tokens_of(text) if not token.isspace() and token != ","]
 
 
 def _same_lines(lines: list[str], change: Change, edited: range, window: range) -> Iterable[PatternEdit]:
@@ -778,7 +806,7 @@ class _Substitution:
 
     def apply(self, line: str) -> str:
         """``line`` with every occurrence of the run in the same context replaced."""
-        tokens, size = _tokens(line), len(self.run)
+        tokens, size = tokens_of(line), len(self.run)
         out: list[str] = []
         at = 0
         while at < len(tokens):
@@ -807,7 +835,7 @@ def _common_ends(before: Sequence[str], after: Sequence[str]) -> tuple[int, int]
 def _substitution(old: str, new: str) -> _Substitution | None:
     """The one contiguous run of ``old``'s tokens that ``new`` replaced (common token prefix
     and suffix set aside), with ``SUBSTITUTION_CONTEXT`` tokens of context on each side."""
-    before, after = _tokens(old), _tokens(new)
+    before, after = tokens_of(old), tokens_of(new)
     head, tail = _common_ends(before, after)
     run, replacement = before[head:len(before) - tail], after[head:len(after) - tail]
     if not "".join(run).strip():  # pure insertions and whitespace changes say nothing about other lines
@@ -861,7 +889,7 @@ class _Insertion:
 
     def apply(self, line: str) -> str:
         """``line`` with the run inserted wherever the same tokens surround the same place."""
-        tokens = _tokens(line)
+        tokens = tokens_of(line)
         if _first_word(tokens) != self.first:
             return line
         out: list[str] = []
@@ -894,7 +922,7 @@ def _context(tokens: Sequence[str]) -> tuple[str, ...] | None:
 def _insertion(old: str, new: str) -> _Insertion | None:
     """``new`` is ``old`` with one run of tokens inserted between two words or symbols
     (``def f(self):`` → ``def f(self) -> None:``, ``request)`` → ``request: Fixture)``)."""
-    before, after = _tokens(old), _tokens(new)
+    before, after = tokens_of(old), tokens_of(new)
     if len(after) <= len(before):
         return None
     head, tail = _common_ends(before, after)

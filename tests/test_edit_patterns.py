@@ -508,3 +508,20 @@ def test_a_line_too_long_to_be_code_is_left_to_itself() -> None:
     edits = pattern_edits(["x = a is None\n", long_line, "z = c == None\n"],
                           Change(0, "x = a == None\n", "x = a is None\n"), "m.py")
     assert [(e.start_line, e.new_text) for e in edits] == [(2, "z = c is None\n")]
+
+
+def test_a_word_changed_inside_a_string_or_comment_renames_nothing() -> None:
+    # Replayed werkzeug commit: the header's name in a string was capitalised; renaming
+    # the variable `etag` to `ETag` below was the pattern's wrong answer.
+    text = ('def check(headers):\n    etag = headers.get("ETag")\n    if etag:\n        return etag\n'
+            '    return None  # no etag\n')
+    string_change = Change(1, '    etag = headers.get("etag")\n', '    etag = headers.get("ETag")\n')
+    assert [e for e in pattern_edits(lines_of(text), string_change, "m.py") if e.kind == RENAME] == []
+    commented = text.replace("# no etag", "# no tag")
+    comment_change = Change(4, "    return None  # no etag\n", "    return None  # no tag\n")
+    assert [e for e in pattern_edits(lines_of(commented), comment_change, "m.py") if e.kind == RENAME] == []
+    # The same word renamed in code is carried as before.
+    code = text.replace("    etag = headers", "    tag = headers")
+    code_change = Change(1, '    etag = headers.get("ETag")\n', '    tag = headers.get("ETag")\n')
+    renamed = [e for e in pattern_edits(lines_of(code), code_change, "m.py") if e.kind == RENAME]
+    assert [e.new_text for e in renamed] == ["    if tag:\n        return tag\n"]
