@@ -13,11 +13,7 @@ a bucket (kind, near or far) pools both. A source's confidence is its precision 
 cases, shrunk towards zero (exact / (proposed + 2)), so a kind seen rarely is not
 trusted much. A package's cases count together as at most ``CASES_PER_PACKAGE``: one
 release of homeassistant is a third of all the pairs, and its sweeps would otherwise set
-every bucket's precision. Since session 36 the server reads each pattern proposal's own
-confidence from a logistic model fitted on the same replays, on the first
-``PROPOSALS_FITTED`` proposals of every case, weighted the same way
-(``next_edit_confidence.py``); the buckets stay for model folders calibrated before it and
-for the table below.
+every bucket's precision.
 
 The edit patterns learn nothing from data, so every pair (training and dev) is held out
 for them; the network is measured on the dev pairs only.
@@ -32,12 +28,9 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 
-from model.calibration import Calibrator, fit
 from model.edit_patterns import CALIBRATION_KEYS
 from model.model_folder import CONFIG_FILE
-from model.next_edit import MODEL_KIND, EditRecord, NextEditor, ProposedEdit, document_changes, pattern_proposals
-from model.next_edit_confidence import CONFIG_KEY as PATTERN_MODEL_KEY
-from model.next_edit_confidence import FEATURES, ChangeFacts
+from model.next_edit import MODEL_KIND, EditRecord, NextEditor, ProposedEdit, pattern_proposals
 from model.next_edit_examples import EditPair, Hunk, line_hunks, replay, replay_targets
 from model.serving import load_served_model
 
@@ -47,8 +40,6 @@ log = logging.getLogger(__name__)
 # uncapped, homeassistant's third of the pairs made "substitution, near" 36% right;
 # capped, 57%).
 CASES_PER_PACKAGE = 40
-PROPOSALS_FITTED = 3  # of each case, for the confidence model (the server shows at most 3)
-SERVED_THRESHOLDS = (0.3, 0.4, 0.5, 0.6, 0.7)
 
 
 @dataclass(frozen=True)
@@ -114,82 +105,26 @@ def read_pairs(path: Path) -> list[EditPair]:
         return [EditPair(**json.loads(line)) for line in handle if line.strip()]
 
 
-@dataclass(frozen=True)
-class Replayed:
-    """One replayed case's first proposals (nearest first): the confidence model's inputs
-    for each, and whether each is the next hunk (never on the side the replay finished)."""
-
-    package: str
-    bottom_up: bool
-    top_key: str | None  # the first proposal's bucket; None when there is none or it is on the finished side
-    features: list[list[float]]
-    exact: list[bool]
-
-
-def replay_proposals(pairs: list[EditPair], cases_per_pair: int = 3, seed: int = 11,
-                     directions: tuple[bool, ...] = (False, True)) -> list[Replayed]:
-    """The patterns' proposals on every case of ``pairs``; ``directions``: top-down (False)
-    and bottom-up (True) replays."""
+def measure_patterns(pairs: list[EditPair], cases_per_pair: int = 3, seed: int = 11,
+                     directions: tuple[bool, ...] = (False, True)) -> dict[str, Tally]:
+    """Each pattern bucket's tally; ``directions``: top-down (False) and bottom-up (True) replays."""
     rng = random.Random(seed)
-    replayed = []
+    cases_in: Counter[str] = Counter()
+    outcomes: list[tuple[str, str, bool]] = []  # (package, bucket, exact) of each top proposal
     for pair in pairs:
         for bottom_up in directions:
             for case in cases_of(pair, cases_per_pair, rng, bottom_up):
-                edits = pattern_proposals(case.before, case.history)
-                facts = ChangeFacts(document_changes(case.history))
-                exact = [(edit.lines_away < 0) == bottom_up and is_exact(
-                    case, ProposedEdit(edit.start_line, edit.end_line, edit.new_text, 0.0, edit.kind))
-                    for edit in edits[:PROPOSALS_FITTED]]
-                top_key = edits[0].calibration_key if edits and (edits[0].lines_away < 0) == bottom_up else None
-                replayed.append(Replayed(package_of(pair), bottom_up, top_key,
-                                         [facts.features(edit, rank, len(edits))
-                                          for rank, edit in enumerate(edits[:PROPOSALS_FITTED])], exact))
-    return replayed
-
-
-def package_weights(replayed: list[Replayed]) -> dict[str, float]:
-    """Each package's case weight: its cases count together as at most ``CASES_PER_PACKAGE``."""
-    cases_in = Counter(case.package for case in replayed)
-    return {package: min(1.0, CASES_PER_PACKAGE / count) for package, count in cases_in.items()}
-
-
-def measure_patterns(replayed: list[Replayed]) -> dict[str, Tally]:
-    """Each pattern bucket's tally of top proposals."""
-    weights = package_weights(replayed)
+                cases_in[package_of(pair)] += 1
+                proposals = pattern_proposals(case.before, case.history)
+                if not proposals or (proposals[0].lines_away < 0) != bottom_up:
+                    continue  # on the side the replay has finished: nothing there can be right
+                top = proposals[0]
+                as_proposed = ProposedEdit(top.start_line, top.end_line, top.new_text, 0.0, top.kind)
+                outcomes.append((package_of(pair), top.calibration_key, is_exact(case, as_proposed)))
     tallies: dict[str, Tally] = defaultdict(Tally)
-    for case in replayed:
-        if case.top_key is not None:
-            tallies[case.top_key].add(case.exact[0], weights[case.package])
+    for package, key, exact in outcomes:
+        tallies[key].add(exact, min(1.0, CASES_PER_PACKAGE / cases_in[package]))
     return tallies
-
-
-def fit_pattern_model(replayed: list[Replayed]) -> Calibrator:
-    """The logistic model of ``next_edit_confidence.py`` on the first proposals of every case."""
-    weights = package_weights(replayed)
-    rows, labels, row_weights = [], [], []
-    for case in replayed:
-        for values, exact in zip(case.features, case.exact, strict=True):
-            rows.append(values)
-            labels.append(exact)
-            row_weights.append(weights[case.package])
-    return fit(rows, labels, weights=row_weights)
-
-
-def served(replayed: list[Replayed], model: Calibrator, threshold: float) -> tuple[int, int, int]:
-    """Top-down cases, those whose most confident proposal reaches ``threshold``, and those
-    of them it gets right: as the server answers."""
-    cases = shown = right = 0
-    for case in replayed:
-        if case.bottom_up:
-            continue
-        cases += 1
-        if case.features:
-            confidences = [model(values) for values in case.features]
-            best = max(range(len(confidences)), key=lambda i: (confidences[i], -i))
-            if confidences[best] >= threshold:
-                shown += 1
-                right += case.exact[best]
-    return cases, shown, right
 
 
 def package_of(pair: EditPair) -> str:
@@ -213,12 +148,9 @@ def measure_network(editor: NextEditor, pairs: list[EditPair], cases: int, seed:
 
 
 def calibrate_next_edit(model_dir: Path, corpus_dir: Path, network_cases: int = 60) -> str:
-    """Measure every source, write ``calibration.next_edit`` and the pattern proposals'
-    confidence model into the model's config.json."""
+    """Measure every source, write ``calibration.next_edit`` into the model's config.json."""
     all_pairs = read_pairs(corpus_dir / "edits_train.jsonl") + read_pairs(corpus_dir / "edits_dev.jsonl")
-    replayed = replay_proposals(all_pairs)
-    tallies = measure_patterns(replayed)
-    pattern_model = fit_pattern_model(replayed)
+    tallies = measure_patterns(all_pairs)
     loaded = load_served_model(model_dir)
     tallies[MODEL_KIND] = measure_network(NextEditor(loaded), read_pairs(corpus_dir / "edits_dev.jsonl"),
                                           network_cases)
@@ -230,19 +162,11 @@ def calibrate_next_edit(model_dir: Path, corpus_dir: Path, network_cases: int = 
                "weighted_exact": round(tallies[kind].weighted_exact, 1)}
         for kind in (*CALIBRATION_KEYS, MODEL_KIND)
     }
-    config["calibration"][PATTERN_MODEL_KEY] = pattern_model.to_dict(FEATURES)
     config_path.write_text(json.dumps(config, indent=2) + "\n")
     rows = [f"{'source':>21} {'proposed':>9} {'exact':>6} {'weighted':>17} {'precision':>10}"]
     for kind in (*CALIBRATION_KEYS, MODEL_KIND):
         tally = tallies[kind]
         weighted = f"{tally.weighted_exact:.1f} / {tally.weighted_proposed:.1f}"
         rows.append(f"{kind:>21} {tally.proposed:9d} {tally.exact:6d} {weighted:>17} {tally.precision:10.1%}")
-    served_rows = [f"{'threshold':>9} {'shown':>14} {'right':>14}"]
-    for threshold in SERVED_THRESHOLDS:
-        cases, shown, right = served(replayed, pattern_model, threshold)
-        served_rows.append(f"{threshold:9.1f} {shown:6d} {shown / max(1, cases):7.1%} "
-                           f"{right:6d} {right / max(1, shown):7.1%}")
     return (f"{len(all_pairs)} real file pairs (patterns; a package's cases weigh at most {CASES_PER_PACKAGE}), "
-            "dev pairs only for the network:\n" + "\n".join(rows) +
-            "\nEach pattern proposal's own confidence (next_edit_confidence.py), the same top-down replays "
-            "(fitted on them), as the server answers:\n" + "\n".join(served_rows))
+            "dev pairs only for the network:\n" + "\n".join(rows))

@@ -258,21 +258,18 @@ def _squashed(z: float) -> float:
     return 1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, z))))
 
 
-def fit(rows: Sequence[Sequence[float]], labels: Sequence[bool], l2: float = 1e-2, steps: int = 200,
-        weights: Sequence[float] | None = None) -> Calibrator:
-    """Logistic regression by Newton's method with a small L2 penalty; ``weights``: each
-    row's (default 1)."""
+def fit(rows: Sequence[Sequence[float]], labels: Sequence[bool], l2: float = 1e-2, steps: int = 200) -> Calibrator:
+    """Logistic regression by Newton's method with a small L2 penalty."""
     x = np.asarray(rows, dtype=np.float64)
     y = np.asarray(labels, dtype=np.float64)
-    weight = np.ones(len(x)) if weights is None else np.asarray(weights, dtype=np.float64)
     x1 = np.hstack([x, np.ones((len(x), 1))])
     w = np.zeros(x1.shape[1])
     penalty = l2 * np.eye(x1.shape[1])
     penalty[-1, -1] = 0.0  # no penalty on the bias
     for _ in range(steps):
         p = 1.0 / (1.0 + np.exp(-np.clip(x1 @ w, -30, 30)))
-        gradient = x1.T @ (weight * (p - y)) + penalty @ w
-        hessian = x1.T @ (x1 * (weight * p * (1 - p))[:, None]) + penalty + 1e-9 * np.eye(len(w))
+        gradient = x1.T @ (p - y) + penalty @ w
+        hessian = x1.T @ (x1 * (p * (1 - p))[:, None]) + penalty + 1e-9 * np.eye(len(w))
         step = np.linalg.solve(hessian, gradient)
         w -= step
         if np.abs(step).max() < 1e-8:

@@ -144,17 +144,6 @@ def _merged(changes: list[Change]) -> tuple[Change, int]:
     return merged, count
 
 
-def merged_changes(changes: list[Change]) -> list[Change]:
-    """Every change with its keystrokes merged, oldest first (``net_change`` of each)."""
-    merged: list[Change] = []
-    end = len(changes)
-    while end > 0:
-        change, count = _merged(changes[:end])
-        merged.append(change)
-        end -= count
-    return merged[::-1]
-
-
 def previous_change(changes: list[Change]) -> Change | None:
     """The change before the newest (each with its keystrokes merged), its start moved to
     where its lines are now; None when there is none, or when a newer change rewrote its
@@ -275,10 +264,8 @@ def _split(text: str) -> list[str]:
     return lsp_lines_with_ends(text)
 
 
-def tokens_of(text: str) -> list[str]:
-    """Words, numbers, runs of whitespace and single symbols: the units the patterns compare."""
+def _tokens(text: str) -> list[str]:
     return _TOKEN.findall(text)
-
 
 
 # --- rename ----------------------------------------------------------------------------
@@ -286,7 +273,7 @@ def tokens_of(text: str) -> list[str]:
 
 def _renamed_identifier(old: str, new: str) -> tuple[str, str, bool] | None:
     """(old name, new name, after a dot) when every token change is that one replacement."""
-    before, after = tokens_of(old), tokens_of(new)
+    before, after = _tokens(old), _tokens(new)
     pair: tuple[str, str] | None = None
     dotted: bool | None = None
     matcher = difflib.SequenceMatcher(None, before, after, autojunk=False)
@@ -753,7 +740,7 @@ def _call_sites(lines: list[str], change: Change, edited: range, window: range) 
 
 def _words(text: str) -> list[str]:
     """The tokens that are neither whitespace nor commas (a wrap adds a trailing comma)."""
-    return [token for token in tokens_of(text) if not token.isspace() and token != ","]
+    return [token for token in _tokens(text) if not token.isspace() and token != ","]
 
 
 def _same_lines(lines: list[str], change: Change, edited: range, window: range) -> Iterable[PatternEdit]:
@@ -806,7 +793,7 @@ class _Substitution:
 
     def apply(self, line: str) -> str:
         """``line`` with every occurrence of the run in the same context replaced."""
-        tokens, size = tokens_of(line), len(self.run)
+        tokens, size = _tokens(line), len(self.run)
         out: list[str] = []
         at = 0
         while at < len(tokens):
@@ -835,7 +822,7 @@ def _common_ends(before: Sequence[str], after: Sequence[str]) -> tuple[int, int]
 def _substitution(old: str, new: str) -> _Substitution | None:
     """The one contiguous run of ``old``'s tokens that ``new`` replaced (common token prefix
     and suffix set aside), with ``SUBSTITUTION_CONTEXT`` tokens of context on each side."""
-    before, after = tokens_of(old), tokens_of(new)
+    before, after = _tokens(old), _tokens(new)
     head, tail = _common_ends(before, after)
     run, replacement = before[head:len(before) - tail], after[head:len(after) - tail]
     if not "".join(run).strip():  # pure insertions and whitespace changes say nothing about other lines
@@ -889,7 +876,7 @@ class _Insertion:
 
     def apply(self, line: str) -> str:
         """``line`` with the run inserted wherever the same tokens surround the same place."""
-        tokens = tokens_of(line)
+        tokens = _tokens(line)
         if _first_word(tokens) != self.first:
             return line
         out: list[str] = []
@@ -922,7 +909,7 @@ def _context(tokens: Sequence[str]) -> tuple[str, ...] | None:
 def _insertion(old: str, new: str) -> _Insertion | None:
     """``new`` is ``old`` with one run of tokens inserted between two words or symbols
     (``def f(self):`` → ``def f(self) -> None:``, ``request)`` → ``request: Fixture)``)."""
-    before, after = tokens_of(old), tokens_of(new)
+    before, after = _tokens(old), _tokens(new)
     if len(after) <= len(before):
         return None
     head, tail = _common_ends(before, after)

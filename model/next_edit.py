@@ -2,12 +2,10 @@
 
 Two sources, one ranking. First the edit patterns (``edit_patterns.py``): the newest change
 repeated exactly where it applies again (a rename, a call change, a twin line, a
-substitution). Then the network, for candidate lines no pattern covers. A pattern
-proposal's confidence comes from a small model of how often such a proposal was the next
-edit in replayed real edits (``next_edit_confidence.py``; a model folder calibrated before
-session 36: its bucket's precision), the network's from the precision it reached
-(``calibration`` in the model's config.json, both written by ``redraft calibrate``); the
-network is not run at all when its measured precision is below the caller's threshold.
+substitution). Then the network, for candidate lines no pattern covers. Every proposal's
+confidence is the precision its source reached on held-out real edits
+(``calibration.next_edit`` in the model's config.json, written by ``redraft calibrate``);
+the network is not run at all when its measured precision is below the caller's threshold.
 
 Candidate regions are whole lines chosen cheaply from the newest edits (lines that still
 hold an identifier the user just renamed or removed, lines like the one just edited or
@@ -25,7 +23,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from model.calibration import Calibrator
 from model.edit_patterns import Change, PatternEdit, net_change, pattern_edits, travel, twins_of_previous_change
 from model.formats import (
     NextEditBudget,
@@ -37,7 +34,6 @@ from model.formats import (
     split_lsp_lines,
 )
 from model.inference import Cancelled, confidence_of
-from model.next_edit_confidence import CONFIG_KEY, FEATURES, ChangeFacts
 from model.sampler import SamplerSettings, denoise
 from model.serving import ServedModel
 
@@ -71,18 +67,13 @@ class ProposedEdit:
     kind: str = MODEL_KIND
 
 
-def document_changes(history: list[EditRecord]) -> list[Change]:
-    """The history's edits of the document asked about, oldest first."""
-    return [Change(r.start_line, r.old_text, r.new_text) for r in history if r.in_document]
-
-
 def pattern_proposals(lines: list[str], history: list[EditRecord]) -> list[PatternEdit]:
     """What the newest change of this document implies elsewhere in it, nearest first.
 
     A person moving down a file has passed the lines above the change (and moving up, those
     below): what a pattern finds there is left as it is — except a local's or parameter's
     rename, whose uses in its function are all one edit, wherever the person came from."""
-    changes = document_changes(history)
+    changes = [Change(r.start_line, r.old_text, r.new_text) for r in history if r.in_document]
     change = net_change(changes)
     if change is None:
         return []
@@ -144,19 +135,6 @@ class NextEditor:
         for kind, entry in (stored.items() if isinstance(stored, dict) else ()):
             if isinstance(entry, dict) and isinstance(entry.get("precision"), int | float):
                 self.precision[kind] = float(entry["precision"])
-        # Since session 36: each proposal's own confidence (``next_edit_confidence.py``);
-        # a model folder calibrated before it keeps its buckets' precisions.
-        model = loaded.metadata.get("calibration", {})
-        model = model.get(CONFIG_KEY) if isinstance(model, dict) else None
-        self.pattern_model: Calibrator | None = Calibrator.from_dict(model, FEATURES) if isinstance(
-            model, dict) else None
-
-    def pattern_confidences(self, edits: list[PatternEdit], history: list[EditRecord]) -> list[float]:
-        """Each pattern proposal's confidence: the calibrated model's, else its bucket's precision."""
-        if self.pattern_model is None:
-            return [self.precision.get(edit.calibration_key, UNCALIBRATED) for edit in edits]
-        facts = ChangeFacts(document_changes(history))
-        return [self.pattern_model(facts.features(edit, rank, len(edits))) for rank, edit in enumerate(edits)]
 
     def propose(
         self, text: str, history: list[EditRecord], cursor_line: int, limit: int = 3,
@@ -166,9 +144,9 @@ class NextEditor:
         lines = lsp_lines_with_ends(text)
         if not lines:
             return []
-        edits = pattern_proposals(lines, history)
-        proposals = [ProposedEdit(p.start_line, p.end_line, p.new_text, confidence, p.kind)
-                     for p, confidence in zip(edits, self.pattern_confidences(edits, history), strict=True)]
+        proposals = [ProposedEdit(p.start_line, p.end_line, p.new_text,
+                                  self.precision.get(p.calibration_key, UNCALIBRATED), p.kind)
+                     for p in pattern_proposals(lines, history)]
         proposals = [p for p in proposals if p.confidence >= min_confidence]
         # The network only when it could still add a proposal worth showing.
         if len(proposals) < limit and self.precision.get(MODEL_KIND, UNCALIBRATED) >= min_confidence:

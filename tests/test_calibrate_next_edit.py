@@ -4,15 +4,7 @@ import random
 
 import pytest
 
-from model.calibrate_next_edit import (
-    CASES_PER_PACKAGE,
-    cases_of,
-    fit_pattern_model,
-    is_exact,
-    measure_patterns,
-    replay_proposals,
-    served,
-)
+from model.calibrate_next_edit import CASES_PER_PACKAGE, cases_of, is_exact, measure_patterns
 from model.next_edit import ProposedEdit
 from model.next_edit_examples import EditPair
 
@@ -51,8 +43,8 @@ def test_a_rename_made_in_the_middle_is_measured_above_the_change_too() -> None:
     body = "".join(f"    total = total + {n}\n    print(n)\n" for n in range(4))
     old = f"def f(total):\n{body}    return total\n"
     pair = EditPair("m.py", old, old.replace("total", "amount"))
-    top_down = measure_patterns(replay_proposals([pair], cases_per_pair=6, directions=(False,)))["rename:near"]
-    both = measure_patterns(replay_proposals([pair], cases_per_pair=6))["rename:near"]
+    top_down = measure_patterns([pair], cases_per_pair=6, directions=(False,))["rename:near"]
+    both = measure_patterns([pair], cases_per_pair=6)["rename:near"]
     assert top_down.proposed >= 1 and top_down.exact == top_down.proposed
     # Bottom-up, the uses above are the next edit: as many cases again, all right.
     assert both.proposed > top_down.proposed and both.exact == both.proposed
@@ -63,25 +55,8 @@ def test_a_package_with_many_cases_weighs_as_much_as_the_cap_allows() -> None:
     # package where the next hunk is something else (wrong).
     right = [EditPair(f"big/m{n}.py", "a = x + 1\n\nc = x + 1\n", "a = x * 1\n\nc = x * 1\n") for n in range(50)]
     wrong = EditPair("small/m.py", "a = x + 1\n\nb = 2\n\nc = x + 1\n", "a = x * 1\n\nb = 3\n\nc = x + 1\n")
-    tally = measure_patterns(replay_proposals([*right, wrong], directions=(False,)))["substitution:near"]
+    tally = measure_patterns([*right, wrong], directions=(False,))["substitution:near"]
     assert (tally.proposed, tally.exact) == (51, 50)
     # `big` counts as CASES_PER_PACKAGE cases, not 50.
     assert tally.weighted_proposed == pytest.approx(CASES_PER_PACKAGE + 1)
     assert tally.precision == pytest.approx(CASES_PER_PACKAGE / (CASES_PER_PACKAGE + 1 + 2))
-
-
-def test_the_confidence_model_learns_that_the_nearest_proposal_is_the_next_edit() -> None:
-    # A sweep replacing `x + 1` by `x * 1` down a file: the next hunk is always the nearest
-    # remaining line, never the ones after it.
-    lines = [f"v{n} = x + 1\n\nw{n} = {n}\n\n" for n in range(8)]
-    old = "".join(lines)
-    pairs = [EditPair(f"p{k}/m.py", old, old.replace("x + 1", "x * 1")) for k in range(6)]
-    replayed = replay_proposals(pairs, cases_per_pair=4, directions=(False,))
-    assert any(len(case.features) == 3 for case in replayed)
-    assert all(case.exact[0] and not any(case.exact[1:]) for case in replayed if case.features)
-    model = fit_pattern_model(replayed)
-    first, later = zip(*[(model(case.features[0]), model(case.features[-1]))
-                         for case in replayed if len(case.features) == 3], strict=True)
-    assert min(first) > 0.8 > 0.2 > max(later)
-    cases, shown, right = served(replayed, model, 0.5)
-    assert cases == len(replayed) and shown == right > 0
