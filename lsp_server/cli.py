@@ -111,7 +111,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     calibrate = commands.add_parser("calibrate", help="calibrate FIM and next-edit confidence on held-out code")
     calibrate.add_argument("--dev", type=Path, required=True, help="the corpus dev split (dev.jsonl)")
-    calibrate.add_argument("--cases", type=int, default=400)
+    calibrate.add_argument("--cases", type=int, default=3000,
+                           help="held-out spans for the canvas's calibrator, half fitted on, half measured on")
     calibrate.add_argument("--into", type=Path, help="model folder to calibrate (default: --model or shipped)")
     calibrate.add_argument("--plot", type=Path, help="also draw the FIM precision-vs-shown curve to this PNG")
     calibrate.add_argument("--only", choices=("fim", "fim-copy", "next-edit"),

@@ -22,7 +22,7 @@ from model.corpus import SourceFile
 from model.fim_examples import SPAN_MIX, SpanKind, choose_span
 from model.fim_patterns import COPY_KINDS, LineIndex, RelatedLines, copy_candidate
 from model.formats import ContextBudget, context_ids
-from model.inference import CompletionRequest, FimCompleter, source_texts
+from model.inference import AS_YOU_TYPE_MAX_STEPS, CompletionRequest, FimCompleter, source_texts
 from model.int8_smoothing import CANVAS_SIZE, SCALE_CONTEXTS, fold, measure_scales, save_scales
 from model.left_to_right import CONFIG_KEY as LEFT_TO_RIGHT_KEY
 from model.left_to_right import FEATURE_NAMES as LEFT_TO_RIGHT_FEATURES
@@ -95,11 +95,19 @@ def with_workspace(
     return cases
 
 
+def network_alone(prefix: str, suffix: str) -> CompletionRequest:
+    """The canvas's own answer, decoded as the server decodes it as you type. Every
+    calibrator reads features of that decode (the canvas's, or its text to agree with), so
+    it is fitted on them: fitted on the 32-pass decode an Invoked request gets, the canvas
+    calibrator (session 37) scored inputs unlike those it was fitted on."""
+    return CompletionRequest(prefix, suffix, max_steps=AS_YOU_TYPE_MAX_STEPS, copy_lines=False, left_to_right=False,
+                             drop_repeats=False)
+
+
 def score(completer: FimCompleter, cases: list[tuple[str, str, str]]) -> list[Scored]:
     scored = []
     for prefix, middle, suffix in cases:
-        alone = CompletionRequest(prefix, suffix, copy_lines=False, left_to_right=False, drop_repeats=False)
-        best = completer.complete(alone)[0]
+        best = completer.complete(network_alone(prefix, suffix))[0]
         scored.append(Scored(best.features, same_code(best.text, middle)))
     return scored
 
@@ -211,8 +219,7 @@ def calibrate_continuation(model_dir: Path, dev_files: list[SourceFile], seed: i
                    if c is not None]
         if not offered:
             continue
-        network_text = completer.complete(CompletionRequest(
-            prefix, suffix, copy_lines=False, left_to_right=False, drop_repeats=False))[0].text
+        network_text = completer.complete(network_alone(prefix, suffix))[0].text
         first_pass = completer.first_pass(prefix, suffix)
         for continuation in offered:
             values = completer.continuation_features(continuation, first_pass, network_text, prefix, offered,
@@ -253,8 +260,7 @@ def calibrate_left_to_right(model_dir: Path, dev_files: list[SourceFile], seed: 
         if not lines:
             continue
         written = lines[0]
-        network_text = completer.complete(CompletionRequest(
-            prefix, suffix, copy_lines=False, left_to_right=False, drop_repeats=False))[0].text
+        network_text = completer.complete(network_alone(prefix, suffix))[0].text
         other_texts = source_texts(*completer.other_sources(CompletionRequest(prefix, suffix)))
         rows.append(written.features(network_text, statement_parses(prefix, written.text, suffix), other_texts))
         labels.append(same_code(written.text, middle))
@@ -263,7 +269,7 @@ def calibrate_left_to_right(model_dir: Path, dev_files: list[SourceFile], seed: 
 
 
 def calibrate(
-    model_dir: Path, dev_files: list[SourceFile], count: int = 400, seed: int = 7, plot: Path | None = None
+    model_dir: Path, dev_files: list[SourceFile], count: int = 3000, seed: int = 7, plot: Path | None = None
 ) -> str:
     """Fit, write into ``model_dir/config.json``, and return the held-out report; ``plot``
     also draws the held-out precision-vs-shown curve there (PNG)."""

@@ -84,6 +84,10 @@ class Cancelled(Exception):
     """The caller asked to stop between denoising steps."""
 
 
+# Passes the server allows an as-you-type (Automatic) request: its ``automaticMaxSteps``
+# default (lsp_server/options.py). Calibration decodes this way too, so each calibrator is
+# fitted on features of the decode it scores when served.
+AS_YOU_TYPE_MAX_STEPS = 1
 MAX_CONFIDENCE = 0.999  # a model's score is never certainty; threshold 1.0 shows nothing
 # A copied line this likely to be right (its bucket's measured precision) answers a
 # one-candidate request alone: the network's calibrated confidence rarely gets near it.

@@ -122,3 +122,17 @@ def test_a_middle_that_puts_two_strings_side_by_side_does_not_count_as_parsing()
     assert not joins_string_literals('x = "a""b" + ', '"c"', "\n")
     assert joins_string_literals('x = "a', '"', '"b"\n')  # closed right against the suffix's string
     assert not joins_string_literals('def f():\n    "', '""', "\n    Doc.\n")  # a docstring opens
+
+
+def test_calibration_decodes_the_canvas_as_the_server_does_as_you_type() -> None:
+    """The calibrators read features of the canvas's decode; fitted on another decode than
+    the one served, a threshold would not mean the precision it was fitted to."""
+    from lsp_server.completion import build_query
+    from lsp_server.options import ServerOptions
+    from model.calibrate_fim import network_alone
+
+    served = build_query("x = 1\ny = ", 10, ServerOptions(), invoked=False)
+    fitted_on = network_alone(served.prefix, served.suffix)
+    assert (fitted_on.max_steps, fitted_on.canvas_size, fitted_on.threshold) == \
+        (served.max_steps, served.canvas_size, served.sampler_threshold)
+    assert not fitted_on.copy_lines and not fitted_on.left_to_right  # the network's own answer

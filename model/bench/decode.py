@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import NamedTuple
 
-from model.inference import CompletionRequest, FimCompleter
+from model.inference import AS_YOU_TYPE_MAX_STEPS, CompletionRequest, FimCompleter
 from model.left_to_right import BEAMS
 from model.sampler import CommitRule
 from model.serving import ServedModel
@@ -87,7 +87,6 @@ class Decoder(NamedTuple):
     max_steps: int | None = None  # None: the canvas size (no cap before every position is decoded)
 
 
-AS_YOU_TYPE_MAX_STEPS = 1  # the server's automaticMaxSteps default (lsp_server/options.py)
 _PASSES = "pass" if AS_YOU_TYPE_MAX_STEPS == 1 else "passes"
 AS_YOU_TYPE = f"the same, capped at {AS_YOU_TYPE_MAX_STEPS} {_PASSES} (as you type)"
 
