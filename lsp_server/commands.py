@@ -349,6 +349,7 @@ def calibrate(args: argparse.Namespace) -> int:
         calibrate_copy_check,
         calibrate_int8,
         calibrate_left_to_right,
+        calibrate_shown,
     )
     from model.calibrate_next_edit import calibrate_next_edit
     from model.corpus import read_corpus
@@ -365,6 +366,7 @@ def calibrate(args: argparse.Namespace) -> int:
         print(calibrate_copy_check(model_dir, dev_files))
         print(calibrate_continuation(model_dir, dev_files))
         print(calibrate_left_to_right(model_dir, dev_files))
+        print(calibrate_shown(model_dir, dev_files))  # last: it maps the confidences fitted above
     if args.only in (None, "next-edit"):  # the real edit pairs sit beside dev.jsonl
         print(calibrate_next_edit(model_dir, args.dev.parent))
     return 0

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import random
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -37,6 +38,8 @@ from model.phrase_table import PHRASE_FEATURES
 from model.plots import plot_precision_curve
 from model.run_index import RunIndex, RunIndexBuilder
 from model.serving import ServingNetwork, load_served_model, read_weights
+from model.shown_calibration import CONFIG_KEY as SHOWN_KEY
+from model.shown_calibration import Win, fit_shown, source_of
 
 THRESHOLDS = (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9)
 
@@ -121,10 +124,14 @@ def precision_curve(confidences: list[float], exact: list[bool]) -> list[tuple[f
     return rows
 
 
+def _percent(share: float | None) -> str:
+    return "–" if share is None else f"{share:.1%}"
+
+
 def precision_table(curve: list[tuple[float, float, float | None]]) -> str:
     lines = [f"{'threshold':>9} {'shown':>7} {'precision':>10}"]
     for threshold, shown, precision in curve:
-        lines.append(f"{threshold:9.1f} {shown:7.1%} {'–' if precision is None else f'{precision:.1%}':>10}")
+        lines.append(f"{threshold:9.1f} {shown:7.1%} {_percent(precision):>10}")
     return "\n".join(lines)
 
 
@@ -292,6 +299,50 @@ def calibrate(
     exact_rate = sum(s.exact for s in scored) / max(1, len(scored))
     return (f"{len(scored)} dev cases, exact {exact_rate:.1%}; calibrator fitted on {half}, "
             f"measured on {len(held_out)}:\n{report}")
+
+
+SHOWN_CASES = 4_000  # the whole served pipeline each (~30 ms): a few minutes
+
+
+def calibrate_shown(model_dir: Path, dev_files: list[SourceFile], seed: int = 10) -> str:
+    """Complete held-out spans as the server does as you type (its workspace the package's
+    other files), fit each source's map of the winner's confidence (``shown_calibration.py``)
+    on the winners of half of them, write it into ``model_dir/config.json``, and report the
+    shown precision on the other half before and after. Run after every other FIM
+    calibrator: it maps their confidences. Its spans (another seed) are not theirs."""
+    loaded = load_served_model(model_dir)
+    calibration = loaded.metadata.get("calibration")
+    if isinstance(calibration, dict):
+        calibration.pop(SHOWN_KEY, None)  # the sources' own confidences
+    completer = FimCompleter(loaded)
+    wins: list[Win | None] = []
+    for prefix, middle, suffix, related in with_workspace(dev_files, SHOWN_CASES, seed):
+        candidates = completer.complete(CompletionRequest(prefix, suffix, max_steps=AS_YOU_TYPE_MAX_STEPS,
+                                                          related=related))
+        wins.append(None if not candidates else Win(source_of(candidates[0].copied), candidates[0].confidence,
+                                                    same_code(candidates[0].text, middle)))
+    half = len(wins) // 2
+    shown = fit_shown([w for w in wins[:half] if w is not None])
+    held_out = wins[half:]
+    right = [w is not None and w.right for w in held_out]
+    before = precision_curve([0.0 if w is None else w.confidence for w in held_out], right)
+    after = precision_curve([0.0 if w is None else shown.confidence(w.source, w.confidence) for w in held_out], right)
+    config_path = model_dir / CONFIG_FILE
+    config = json.loads(config_path.read_text())
+    config.setdefault("calibration", {})[SHOWN_KEY] = shown.to_dict()
+    config_path.write_text(json.dumps(config, indent=2) + "\n")
+    counts = Counter(w.source for w in wins[:half] if w is not None)
+    sources = ", ".join(f"{source} {counts[source]}"
+                        + (f" (slope {r.slope:.2f}, intercept {r.intercept:+.2f})"
+                           if (r := shown.by_source.get(source)) else " (kept)")
+                        for source in sorted(counts))
+    rows = [f"{'threshold':>9} {'shown':>7} {'precision':>10}   {'mapped: shown':>13} {'precision':>10}"]
+    for (threshold, own_shown, own_precision), (_, mapped_shown, mapped_precision) in zip(before, after, strict=True):
+        rows.append(f"{threshold:9.1f} {own_shown:7.1%} {_percent(own_precision):>10}   {mapped_shown:13.1%} "
+                    f"{_percent(mapped_precision):>10}")
+    side_by_side = "\n".join(rows)
+    return (f"shown suggestions: {len(wins)} held-out spans completed as served; maps fitted on the winners of "
+            f"{half} ({sources}); on the other {len(held_out)}, own confidence / mapped:\n{side_by_side}")
 
 
 INT8_REPORT_CONTEXTS = 32  # held-out contexts, apart from the scales' own, that measure them

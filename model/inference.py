@@ -31,6 +31,8 @@ from model.phrase_table import KIND as PHRASE
 from model.phrase_table import PHRASE_FEATURES, phrase_features
 from model.sampler import CommitRule, Denoised, SamplerSettings, denoise
 from model.serving import Cache, Room, ServedModel
+from model.shown_calibration import CANVAS, COPY, ShownCalibration, source_of
+from model.shown_calibration import CONFIG_KEY as SHOWN_KEY
 from model.suffix_overlap import repeats_the_document
 
 
@@ -136,6 +138,7 @@ class FimCompleter:
         raw_written = calibration.get(LEFT_TO_RIGHT_KEY)
         self.left_to_right_check = Calibrator.from_dict(raw_written, LEFT_TO_RIGHT_FEATURES) \
             if isinstance(raw_written, dict) else None
+        self.shown = ShownCalibration.from_dict(calibration.get(SHOWN_KEY))
         self._cached_ids: list[int] = []
         self._cache: Cache | None = None
 
@@ -170,7 +173,7 @@ class FimCompleter:
         check = self.copy_check if copied is not None and copied.copied in CHECKED_KINDS else None
         if copied is not None and request.candidates == 1 and copied.confidence >= COPY_SKIPS_MODEL_AT \
                 and check is None:
-            return [copied]
+            return [self._as_shown(copied)]
         settings = SamplerSettings(request.canvas_size, request.threshold, request.max_steps, request.rule,
                                    request.length_first, request.freeze_tail)
         ids, room = self.prepare(request.prefix, request.suffix, settings.canvas_size)
@@ -223,8 +226,18 @@ class FimCompleter:
         # of a name, is almost never what goes there.
         if request.drop_repeats:
             candidates = [c for c in candidates if not repeats_the_document(request.prefix, c.text, request.suffix)]
+        candidates = [self._as_shown(c) for c in candidates]
         candidates.sort(key=lambda c: c.confidence, reverse=True)
         return candidates[: request.candidates]
+
+    def _as_shown(self, candidate: Candidate) -> Candidate:
+        """``candidate`` with the precision its source had where it was shown (``shown_calibration.py``)."""
+        shown = self.shown.confidence(source_of(candidate.copied), candidate.confidence)
+        return replace(candidate, confidence=min(MAX_CONFIDENCE, shown))
+
+    def _floor(self, request: CompletionRequest, source: str) -> float | None:
+        """The server's threshold on ``source``'s own confidence (None: no threshold)."""
+        return self.shown.source_threshold(source, request.min_confidence)
 
     def other_sources(self, request: CompletionRequest) -> tuple[Candidate | None, list[Continuation]]:
         """The request's copied line (``fim_patterns.py``), or else its line continuations:
@@ -240,12 +253,13 @@ class FimCompleter:
         """Skipped only for the server (a threshold is set): when the check can't move the
         candidate across it — and, with other candidates to rank against, when it can't
         even reach it."""
-        if self.calibrator is None or request.min_confidence is None:
+        floor = self._floor(request, CANVAS)
+        if self.calibrator is None or floor is None:
             return True
         low, high = self.calibrator.with_either_parse(values)
         if alone:
-            return low < request.min_confidence <= high
-        return high >= request.min_confidence
+            return low < floor <= high
+        return high >= floor
 
     def first_pass(self, prefix: str, suffix: str, canvas_size: int = 32) -> np.ndarray:
         """The first denoising pass's distributions over a fully masked canvas (position,
@@ -269,19 +283,21 @@ class FimCompleter:
         values = self.copy_check_features(copied.text, copied.copied, first_pass)
         if values is None:
             return copied
-        values = self._parse_checked(check, values, COPY_PARSES_AT, request, statement, copied.text)
+        values = self._parse_checked(check, values, COPY_PARSES_AT, request, self._floor(request, COPY), statement,
+                                     copied.text)
         return replace(copied, confidence=min(MAX_CONFIDENCE, check(values)), features=values)
 
     @staticmethod
     def _parse_checked(
-        check: Calibrator, values: list[float], at: int, request: CompletionRequest, statement: CursorStatement,
-        text: str,
+        check: Calibrator, values: list[float], at: int, request: CompletionRequest, floor: float | None,
+        statement: CursorStatement, text: str,
     ) -> list[float]:
         """``values`` with the statement-parses feature (index ``at``) measured: for Python
-        only, and for the server only when the parse can bring ``text`` up to its threshold."""
+        only, and for the server only when the parse can bring ``text`` up to its threshold
+        (``floor``, on the source's own confidence)."""
         if not request.python:
             return values
-        if request.min_confidence is not None and check.with_either_parse(values, at)[1] < request.min_confidence:
+        if floor is not None and check.with_either_parse(values, at)[1] < floor:
             return values
         return [*values[:at], statement.parses_with(text), *values[at + 1:]]
 
@@ -311,7 +327,8 @@ class FimCompleter:
                                             offered)
         if values is None:
             return None
-        values = self._parse_checked(check, values, CONTINUATION_PARSES_AT, request, statement, continuation.text)
+        values = self._parse_checked(check, values, CONTINUATION_PARSES_AT, request,
+                                     self._floor(request, continuation.kind), statement, continuation.text)
         length = len(self.tokenizer.encode(continuation.text))
         return Candidate(continuation.text, min(MAX_CONFIDENCE, check(values)), 0, length, features=values,
                          copied=continuation.kind)
@@ -354,7 +371,8 @@ class FimCompleter:
         check = self.left_to_right_check
         if check is None or not request.left_to_right or room.pending is not None:
             return []
-        ranking = _ByConfidence(check, request, statement, network_text, other_texts)
+        ranking = _ByConfidence(check, request, self._floor(request, LEFT_TO_RIGHT), statement, network_text,
+                                other_texts)
         lines = write_lines(self.network, self.tokenizer, ids, room.context_cache(), request.prefix,
                             request.suffix, should_stop, ranking, first=room.head)
         if should_stop():
@@ -412,6 +430,7 @@ class _ByConfidence:
 
     check: Calibrator
     request: CompletionRequest
+    threshold: float | None  # the server's, on this source's own confidence
     statement: CursorStatement
     network_text: str
     other_texts: list[str]
@@ -421,14 +440,14 @@ class _ByConfidence:
 
     @property
     def floor(self) -> float:
-        return -math.inf if self.request.min_confidence is None else self.request.min_confidence
+        return -math.inf if self.threshold is None else self.threshold
 
     def features(self, written: Written) -> list[float]:
         values = written.features(self.network_text, self.parsed.get(written.text, UNKNOWN_PARSE), self.other_texts)
         if written.text in self.parsed:
             return values
-        values = FimCompleter._parse_checked(self.check, values, LEFT_TO_RIGHT_PARSES, self.request, self.statement,
-                                             written.text)
+        values = FimCompleter._parse_checked(self.check, values, LEFT_TO_RIGHT_PARSES, self.request, self.threshold,
+                                             self.statement, written.text)
         if values[LEFT_TO_RIGHT_PARSES] != UNKNOWN_PARSE:
             self.parsed[written.text] = values[LEFT_TO_RIGHT_PARSES]
         return values

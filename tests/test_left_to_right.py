@@ -334,7 +334,7 @@ def test_the_same_line_written_with_other_tokens_keeps_its_own_probabilities() -
 
     check = Calibrator(tuple(1.0 if name == "mean_logp" else 0.0 for name in FEATURE_NAMES), 1.0)
     prefix, suffix = "def f(x):\n    return ", "\n"
-    ranking = _ByConfidence(check, CompletionRequest(prefix, suffix), CursorStatement(prefix, suffix), "", [])
+    ranking = _ByConfidence(check, CompletionRequest(prefix, suffix), None, CursorStatement(prefix, suffix), "", [])
     likely = Written("x + 1", [1, 2], "", [-0.1, -0.1])
     unlikely = Written("x + 1", [3, 4, 5], "", [-2.0, -2.0, -2.0])
     first, second = ranking.features(unlikely), ranking.features(likely)
