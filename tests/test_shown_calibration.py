@@ -10,10 +10,10 @@ import pytest
 import model.calibrate_fim
 from model.calibrate_fim import calibrate_shown
 from model.fim_patterns import AGREE_1, AGREE_3
-from model.inference import CompletionRequest, FimCompleter
+from model.inference import Candidate, CompletionRequest, FimCompleter
 from model.left_to_right import KIND as LEFT_TO_RIGHT
 from model.model_folder import SHIPPED_DIR
-from model.serving import ServedModel, load_served_model
+from model.serving import ServedModel
 from model.shown_calibration import (
     CANVAS,
     CONFIG_KEY,
@@ -84,22 +84,39 @@ def test_the_completer_answers_with_the_mapped_confidence(tokenizer_free_network
     assert canvas and all(c.confidence == pytest.approx(plain[c.text].confidence) for c in canvas)  # unmapped
 
 
+class _Scripted:
+    """Stands in for the completer: the canvas answers "x", as sure as the span's prefix
+    says; the head answers the spans marked so; nothing answers the rest."""
+
+    def __init__(self, loaded: object) -> None:
+        pass
+
+    def complete(self, request: CompletionRequest) -> list[Candidate]:
+        kind, _, confidence = request.prefix.partition(" ")
+        if kind == "none":
+            return []
+        return [Candidate("x", float(confidence), 1, 1, copied="" if kind == "canvas" else LEFT_TO_RIGHT)]
+
+
 def test_calibration_fits_the_maps_on_the_winners_and_stores_them(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     folder = tmp_path / "model"
     shutil.copytree(SHIPPED_DIR, folder)
-    # The same span over and over, its answer right one time in four: whatever source wins
-    # it, and however confident it was on its own, it is then shown at that precision.
-    config = json.loads((folder / "config.json").read_text())
-    config["calibration"][CONFIG_KEY] = {source: {"slope": 1.0, "intercept": 5.0}  # refitted, not kept
-                                         for source in (CANVAS, COPY, LEFT_TO_RIGHT, "continuation", "phrase")}
-    (folder / "config.json").write_text(json.dumps(config))
-    served = FimCompleter(load_served_model(folder)).complete(CompletionRequest(ONE, "\n", max_steps=1))[0]
-    cases = [(ONE, served.text if i % 4 == 0 else "something else", "\n", None) for i in range(4 * MIN_WINS)]
+    # The canvas wins at 0.8 and is right 2 times in 5, at 0.3 and right 1 time in 20; the
+    # head wins too rarely to map; some spans get no answer.
+    cases = []
+    for i in range(100):
+        cases.append(("canvas 0.8", "x" if i % 5 < 2 else "y", "", None))
+        cases.append(("canvas 0.3", "x" if i % 20 == 0 else "y", "", None))
+        cases.append(("none", "x", "", None))
+        if i % 10 == 0:
+            cases.append(("head 0.9", "x", "", None))
     monkeypatch.setattr(model.calibrate_fim, "with_workspace", lambda files, count, seed: cases)
+    monkeypatch.setattr(model.calibrate_fim, "FimCompleter", _Scripted)
     report = calibrate_shown(folder, [])
-    assert f"{len(cases)} held-out spans completed as served" in report
-    assert f"{source_of(served.copied)} {2 * MIN_WINS} (slope" in report
-    refitted = FimCompleter(load_served_model(folder)).complete(CompletionRequest(ONE, "\n", max_steps=1))[0]
-    assert refitted.text == served.text and refitted.confidence == pytest.approx(0.25, abs=0.03)
+    assert f"{len(cases)} held-out spans completed as served" in report and f"{LEFT_TO_RIGHT} 5 (kept)" in report
+    stored = ShownCalibration.from_dict(json.loads((folder / "config.json").read_text())["calibration"][CONFIG_KEY])
+    assert set(stored.by_source) == {CANVAS}
+    assert stored.confidence(CANVAS, 0.8) == pytest.approx(0.4, abs=0.05)
+    assert stored.confidence(CANVAS, 0.3) == pytest.approx(0.05, abs=0.03)
