@@ -8,7 +8,6 @@ other, so the printed precision is what a threshold will give on unseen code.
 
 from __future__ import annotations
 
-import json
 import random
 from collections import Counter
 from dataclasses import dataclass
@@ -30,7 +29,7 @@ from model.left_to_right import FEATURE_NAMES as LEFT_TO_RIGHT_FEATURES
 from model.line_continuation import CONFIG_KEY as CONTINUATION_KEY
 from model.line_continuation import CONTINUATION_FEATURES, LineContinuer
 from model.line_continuation import KIND as CONTINUED
-from model.model_folder import CONFIG_FILE, SCALES_FILE, read_folder
+from model.model_folder import SCALES_FILE, read_folder, store_calibration
 from model.onnx_network import OrtNetwork
 from model.phrase_table import CONFIG_KEY as PHRASE_KEY
 from model.phrase_table import KIND as PHRASE
@@ -155,11 +154,8 @@ def calibrate_copies(model_dir: Path, dev_files: list[SourceFile], seed: int = 8
     A case's workspace is the other files of its package."""
     cases = with_workspace(dev_files, COPY_CASES, seed)
     tally = measure_copies(list(cases))
-    config_path = model_dir / CONFIG_FILE
-    config = json.loads(config_path.read_text())
-    config.setdefault("calibration", {})["fim_copy"] = {
-        kind: {"precision": right / (fired + 2), "cases": fired} for kind, (fired, right) in tally.items()}
-    config_path.write_text(json.dumps(config, indent=2) + "\n")
+    store_calibration(model_dir, "fim_copy", {
+        kind: {"precision": right / (fired + 2), "cases": fired} for kind, (fired, right) in tally.items()})
     rows = [f"{'copied line':<24} {'fired':>6} {'exact':>7} {'stored':>7}"]
     for kind, (fired, right) in tally.items():
         rows.append(f"{kind:<24} {fired / len(cases):6.1%} {right / max(1, fired):7.1%} {right / (fired + 2):7.3f}")
@@ -200,10 +196,7 @@ def fit_half_and_report(
         return f"{title}: {counted}, too few of each outcome to fit; not written"
     check = fit(rows[:half], labels[:half])
     curve = precision_curve([check(r) for r in rows[half:]], labels[half:])
-    config_path = model_dir / CONFIG_FILE
-    config = json.loads(config_path.read_text())
-    config.setdefault("calibration", {})[key] = check.to_dict(names)
-    config_path.write_text(json.dumps(config, indent=2) + "\n")
+    store_calibration(model_dir, key, check.to_dict(names))
     return (f"{title}: {counted}, {sum(labels) / max(1, len(labels)):.1%} right; fitted on {half}, measured on "
             f"{len(rows) - half} (shown = share of those):\n{precision_table(curve)}")
 
@@ -292,10 +285,7 @@ def calibrate(
     if plot is not None:
         plot_precision_curve([t for t, _, _ in curve], [p or 0.0 for _, _, p in curve], [s for _, s, _ in curve],
                              plot, f"FIM calibration: {len(held_out)} held-out cases")
-    config_path = model_dir / CONFIG_FILE
-    config = json.loads(config_path.read_text())
-    config.setdefault("calibration", {})["fim"] = calibrator.to_dict()
-    config_path.write_text(json.dumps(config, indent=2) + "\n")
+    store_calibration(model_dir, "fim", calibrator.to_dict())
     exact_rate = sum(s.exact for s in scored) / max(1, len(scored))
     return (f"{len(scored)} dev cases, exact {exact_rate:.1%}; calibrator fitted on {half}, "
             f"measured on {len(held_out)}:\n{report}")
@@ -327,10 +317,7 @@ def calibrate_shown(model_dir: Path, dev_files: list[SourceFile], seed: int = 10
     right = [w is not None and w.right for w in held_out]
     before = precision_curve([0.0 if w is None else w.confidence for w in held_out], right)
     after = precision_curve([0.0 if w is None else shown.confidence(w.source, w.confidence) for w in held_out], right)
-    config_path = model_dir / CONFIG_FILE
-    config = json.loads(config_path.read_text())
-    config.setdefault("calibration", {})[SHOWN_KEY] = shown.to_dict()
-    config_path.write_text(json.dumps(config, indent=2) + "\n")
+    store_calibration(model_dir, SHOWN_KEY, shown.to_dict())
     counts = Counter(w.source for w in wins[:half] if w is not None)
     sources = ", ".join(f"{source} {counts[source]}"
                         + (f" (slope {r.slope:.2f}, intercept {r.intercept:+.2f})"

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from model.edit_patterns import CALIBRATION_KEYS
-from model.model_folder import CONFIG_FILE
+from model.model_folder import store_calibration
 from model.next_edit import MODEL_KIND, EditRecord, NextEditor, ProposedEdit, pattern_proposals
 from model.next_edit_examples import EditPair, Hunk, line_hunks, replay, replay_targets
 from model.serving import load_served_model
@@ -154,15 +154,12 @@ def calibrate_next_edit(model_dir: Path, corpus_dir: Path, network_cases: int = 
     loaded = load_served_model(model_dir)
     tallies[MODEL_KIND] = measure_network(NextEditor(loaded), read_pairs(corpus_dir / "edits_dev.jsonl"),
                                           network_cases)
-    config_path = model_dir / CONFIG_FILE
-    config = json.loads(config_path.read_text())
-    config.setdefault("calibration", {})["next_edit"] = {
+    store_calibration(model_dir, "next_edit", {
         kind: {"precision": round(tallies[kind].precision, 4), "proposed": tallies[kind].proposed,
                "exact": tallies[kind].exact, "weighted_proposed": round(tallies[kind].weighted_proposed, 1),
                "weighted_exact": round(tallies[kind].weighted_exact, 1)}
         for kind in (*CALIBRATION_KEYS, MODEL_KIND)
-    }
-    config_path.write_text(json.dumps(config, indent=2) + "\n")
+    })
     rows = [f"{'source':>21} {'proposed':>9} {'exact':>6} {'weighted':>17} {'precision':>10}"]
     for kind in (*CALIBRATION_KEYS, MODEL_KIND):
         tally = tallies[kind]

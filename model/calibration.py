@@ -234,12 +234,12 @@ class Calibrator:
         return low, high
 
     def __call__(self, values: Sequence[float]) -> float:
-        return _squashed(self.bias + sum(w * x for w, x in zip(self.weights, values, strict=True)))
+        return squashed(self.bias + sum(w * x for w, x in zip(self.weights, values, strict=True)))
 
     def best(self, rows: np.ndarray) -> float:
         """The highest confidence of any row of ``rows`` (n, features): what ``max`` of
         calling this on each would give, in one product."""
-        return _squashed(float((rows @ np.asarray(self.weights)).max()) + self.bias)
+        return squashed(float((rows @ np.asarray(self.weights)).max()) + self.bias)
 
     def to_dict(self, names: Sequence[str] = FEATURE_NAMES) -> dict[str, object]:
         return {"features": list(names), "weights": list(self.weights), "bias": self.bias}
@@ -254,7 +254,8 @@ class Calibrator:
         return cls(tuple(float(w) for w in weights), float(bias))
 
 
-def _squashed(z: float) -> float:
+def squashed(z: float) -> float:
+    """The logistic function, its input clamped so that ``exp`` cannot overflow."""
     return 1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, z))))
 
 

@@ -32,6 +32,14 @@ class FolderContents:
     metadata: dict[str, Any]  # config.json without the network: training step, calibration…
 
 
+def store_calibration(folder: Path, key: str, entry: object) -> None:
+    """Write ``entry`` as ``calibration[key]`` into the folder's config.json, the rest kept."""
+    path = folder / CONFIG_FILE
+    config = json.loads(path.read_text())
+    config.setdefault("calibration", {})[key] = entry
+    path.write_text(json.dumps(config, indent=2) + "\n")
+
+
 def network_config(raw: dict[str, Any]) -> NetworkConfig:
     known = {f.name for f in fields(NetworkConfig)}
     unknown = set(raw) - known

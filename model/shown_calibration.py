@@ -21,7 +21,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from model.calibration import fit
+from model.calibration import fit, squashed
 from model.fim_patterns import COPY_KINDS
 
 CONFIG_KEY = "fim_shown"  # in config.json's calibration
@@ -43,10 +43,6 @@ def _logit(probability: float) -> float:
     return math.log(p / (1 - p))
 
 
-def _squashed(z: float) -> float:
-    return 1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, z))))
-
-
 @dataclass(frozen=True)
 class Recalibration:
     """``confidence → σ(slope · logit(confidence) + intercept)``, slope > 0."""
@@ -55,11 +51,11 @@ class Recalibration:
     intercept: float
 
     def __call__(self, confidence: float) -> float:
-        return _squashed(self.slope * _logit(confidence) + self.intercept)
+        return squashed(self.slope * _logit(confidence) + self.intercept)
 
     def inverse(self, shown: float) -> float:
         """The source's own confidence that maps to ``shown``."""
-        return _squashed((_logit(shown) - self.intercept) / self.slope)
+        return squashed((_logit(shown) - self.intercept) / self.slope)
 
 
 @dataclass(frozen=True)
