@@ -80,6 +80,9 @@ def build_parser() -> argparse.ArgumentParser:
     train.add_argument("--written-loss-weight", type=float, default=0.5,
                        help="weight of that head's loss on what it writes at the cursor (the middle and the "
                             "suffix's first line, after the prefix); 0: not trained")
+    train.add_argument("--full-mask-fraction", type=float, default=0.0,
+                       help="share of examples whose canvas is masked whole (t = 1), the state the server's "
+                            "one-pass decode starts from; the rest draw t uniformly")
     train.add_argument("--init-from", type=Path,
                        help="warm-start from a model folder; a run's stable/ folder also brings its optimizer "
                             "state and continues at the peak learning rate (no warmup)")
@@ -135,6 +138,8 @@ def build_parser() -> argparse.ArgumentParser:
                            help="held-out spans cut from a corpus .jsonl (as `redraft calibrate`; exact match only)")
     fim.add_argument("--limit", type=int, help="first N cases only (--dev: default 400)")
     fim.add_argument("--threshold", type=float, default=0.0, help="confidenceThreshold sent to the server")
+    fim.add_argument("--invoked", action="store_true",
+                     help="ask as a user who pressed the key (triggerKind Invoked; item 0 applied), not as you type")
     fim.add_argument("--no-workspace", action="store_true",
                      help="--dev: open each case alone, without its package's other files as the workspace")
     fim.add_argument("--save", type=Path, metavar="FILE", help="also write every case's result to FILE (for --against)")

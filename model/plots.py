@@ -42,6 +42,7 @@ def plot_loss_curve(history_path: Path, target: Path | None = None) -> Path | No
                               ("dev_diffusion", "held-out FIM canvas", "-"),
                               ("dev_next_token", "held-out next token", "-"),
                               ("dev_written", "held-out head at the cursor", "-"),
+                              ("dev_full_mask", "held-out FIM canvas masked whole", "-"),
                               ("dev_next_edit", "held-out next edit", "-")):
         points = [(t, r[key]) for t, r in zip(tokens, records, strict=True) if key in r]
         if points:

@@ -100,9 +100,12 @@ def denoise(
     should_stop: Callable[[], bool] = lambda: False,
     keep_trace: bool = False,
     forced: dict[int, int] | None = None,
+    forced_probabilities: dict[int, float] | None = None,
 ) -> Denoised:
     """Denoise a fully masked canvas (positions in ``forced`` start committed) against a
-    context cache, or a room made for this canvas (``ServingNetwork.make_room``)."""
+    context cache, or a room made for this canvas (``ServingNetwork.make_room``).
+    ``forced_probabilities``: the probability the network gave each forced token, recorded
+    as its commit probability (1.0 where not given), which the candidate's confidence reads."""
     size = settings.canvas_size
     canvas = np.full(size, mask_id, dtype=np.int64)
     result = Denoised([mask_id] * size, [0.0] * size)
@@ -110,7 +113,7 @@ def denoise(
     for position, token in (forced or {}).items():
         canvas[position] = token
         result.tokens[position] = token
-        result.probabilities[position] = 1.0
+        result.probabilities[position] = (forced_probabilities or {}).get(position, 1.0)
     while result.steps < settings.max_steps:
         # Only positions before the first committed end-of-middle (or padding, which
         # only ever follows it) still matter.

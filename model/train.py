@@ -82,6 +82,10 @@ class TrainConfig:
     # and at most how many tokens of it: the head writes lines of up to 16 tokens.
     written_loss_weight: float = 0.5
     written_tokens: int = 40
+    # Share of FIM examples whose canvas is masked whole (t = 1) instead of at a drawn rate:
+    # as you type the server decodes the canvas in one pass from all masks, which the
+    # uniform schedule trains on only near t = 1.
+    full_mask_fraction: float = 0.0
     eval_every: int = 250
     eval_examples: int = 256
     checkpoint_seconds: float = 300.0
@@ -106,12 +110,24 @@ class Losses(NamedTuple):
     written: Tensor  # the head's, on what it writes at the cursor (zero when the batch has none)
 
 
+def canvas_mask_rate(batch: int, full_mask_fraction: float, generator: torch.Generator | None = None) -> Tensor:
+    """Each example's mask rate t: drawn uniformly, or 1 (the canvas masked whole) for a
+    ``full_mask_fraction`` share of them. At 0 nothing more is drawn, so a fixed generator
+    gives the same noise as before the option existed."""
+    rate = sample_mask_rate(batch, generator)
+    if full_mask_fraction >= 1.0:
+        return torch.ones_like(rate)
+    if full_mask_fraction > 0.0:
+        return torch.where(torch.rand(batch, generator=generator) < full_mask_fraction, 1.0, rate)
+    return rate
+
+
 def losses(
     network: torch.nn.Module, core: DiffusionEditor, batch: Batch, tokenizer: CodeTokenizer,
     config: TrainConfig, generator: torch.Generator | None = None,
 ) -> Losses:
     """The batch's losses: the canvas's, the context's next tokens' and the head's at the cursor."""
-    rate = sample_mask_rate(batch.targets.shape[0], generator)
+    rate = canvas_mask_rate(batch.targets.shape[0], config.full_mask_fraction, generator)
     targets, canvas_valid, lengths = batch.targets, None, None
     if config.length_handling == "expand_delete":
         grown = noise_canvas(tokenizer, batch.targets, rate, generator)
@@ -195,18 +211,27 @@ def evaluate(
     core: DiffusionEditor, dev: list[Batch], dev_edits: list[Batch], tokenizer: CodeTokenizer,
     config: TrainConfig, autocast: bool,
 ) -> dict[str, float]:
-    """Held-out losses with a fixed noise seed, so numbers compare across runs."""
+    """Held-out losses with a fixed noise seed, so numbers compare across runs (whatever
+    the run's ``full_mask_fraction``); ``dev_full_mask``: the FIM canvas's loss masked whole,
+    what the server's one-pass decode starts from."""
     core.eval()
     generator = torch.Generator().manual_seed(1234)
-    totals = {"dev_diffusion": 0.0, "dev_next_token": 0.0, "dev_written": 0.0, "dev_next_edit": 0.0}
+    totals = {"dev_diffusion": 0.0, "dev_next_token": 0.0, "dev_written": 0.0, "dev_next_edit": 0.0,
+              "dev_full_mask": 0.0}
+    drawn, whole = replace(config, full_mask_fraction=0.0), replace(config, full_mask_fraction=1.0)
     for name, batches in (("dev_diffusion", dev), ("dev_next_edit", dev_edits)):
         for batch in batches:
             with torch.autocast("cpu", dtype=torch.bfloat16, enabled=autocast):
-                measured = losses(core, core, batch, tokenizer, config, generator)
+                measured = losses(core, core, batch, tokenizer, drawn, generator)
             totals[name] += measured.diffusion.item() / len(batches)
             if name == "dev_diffusion":
                 totals["dev_next_token"] += measured.next_token.item() / len(batches)
                 totals["dev_written"] += measured.written.item() / len(batches)
+    masked_whole = torch.Generator().manual_seed(1234)  # after the others, so they keep their draws
+    for batch in dev:
+        with torch.autocast("cpu", dtype=torch.bfloat16, enabled=autocast):
+            measured = losses(core, core, batch, tokenizer, whole, masked_whole)
+        totals["dev_full_mask"] += measured.diffusion.item() / len(dev)
     core.train()
     if not dev_edits:
         del totals["dev_next_edit"]

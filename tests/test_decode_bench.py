@@ -76,3 +76,5 @@ def test_the_as_you_type_row_uses_the_servers_default_cap() -> None:
 
     # model/ knows nothing of the server, so the bench keeps its own copy of the default.
     assert ServerOptions().automatic_max_steps == AS_YOU_TYPE_MAX_STEPS
+    # Invoked requests too: their confidences come from the same calibrators.
+    assert ServerOptions().max_steps == AS_YOU_TYPE_MAX_STEPS

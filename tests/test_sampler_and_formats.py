@@ -188,6 +188,16 @@ def test_the_pass_at_the_step_cap_commits_every_open_position() -> None:
     assert all(p > 0 for p in capped.probabilities[:4])
 
 
+def test_a_forced_token_counts_with_the_probability_the_network_gave_it() -> None:
+    network: Any = _ScriptedNetwork()
+    ends = frozenset({1, 2})
+    settings = SamplerSettings(canvas_size=12, threshold=0.9, max_steps=1, length_first=True)
+    # The runner-up at position 0 (token 10), as Invoked requests' alternatives force it.
+    runner_up = denoise(network, None, 0, ends, settings, forced={0: 10}, forced_probabilities={0: 0.3})
+    assert runner_up.tokens[0] == 10 and runner_up.probabilities[0] == 0.3
+    assert denoise(network, None, 0, ends, settings, forced={0: 10}).probabilities[0] == 1.0  # not given: certain
+
+
 class _RecordingNetwork(_ScriptedNetwork):
     def __init__(self) -> None:
         self.canvas_lengths: list[int] = []

@@ -39,6 +39,7 @@ from lsp_server.bench.lsp_client import LspClient, LspError, LspTimeout
 log = logging.getLogger("redraft.bench.fim")
 
 AUTOMATIC = 2  # InlineCompletionTriggerKind.Automatic
+INVOKED = 1  # the user asked (a key): more passes, up to 3 items; item 0 is applied
 _NEWLINE = re.compile(r"\r\n|\r|\n")  # the line breaks LSP recognises
 # Caps a test run's address space: a runaway candidate must not starve the machine.
 _RUNNER = (
@@ -250,7 +251,7 @@ class _Answer:
 
 async def _ask_all(
     cases: Sequence[FimCase], options: Mapping[str, Any], server_command: Sequence[str], timeout: float,
-    workspace: Path | None = None,
+    workspace: Path | None = None, trigger_kind: int = AUTOMATIC,
 ) -> tuple[str, list[_Answer]]:
     answers: list[_Answer] = []
     folders = sorted(path for path in workspace.iterdir() if path.is_dir()) if workspace is not None else []
@@ -280,7 +281,7 @@ async def _ask_all(
             await client.did_open(uri, document)
             started = time.perf_counter()
             try:
-                result = await client.inline_completion(uri, line, character, AUTOMATIC)
+                result = await client.inline_completion(uri, line, character, trigger_kind)
             except (LspError, LspTimeout) as exc:
                 log.warning("%s: %s", case.task_id, exc)
                 answers.append(_Answer(None, None, None, str(exc)))
@@ -320,15 +321,17 @@ def run_fim_bench(
     server_options: Mapping[str, Any] | None = None,
     cases: list[FimCase] | None = None,
     workspace: Path | None = None,
+    trigger_kind: int = AUTOMATIC,
 ) -> FimReport:
     """Ask the server for every case, then run the tests (never while latency is measured).
 
     ``server_options`` are extra initializationOptions (e.g. ``{"requestTimeoutMs": 10000}``);
     ``cases`` replaces reading ``data_path`` (``held_out_cases``); ``workspace``: the folder
-    whose subfolders the server gets as workspace folders, and where the cases' paths live."""
+    whose subfolders the server gets as workspace folders, and where the cases' paths live;
+    ``trigger_kind``: ``AUTOMATIC`` (as you type) or ``INVOKED`` (item 0 of the answer is applied)."""
     cases = load_cases(data_path, limit) if cases is None else cases
     options = {**(server_options or {}), "confidenceThreshold": threshold}
-    encoding, answers = asyncio.run(_ask_all(cases, options, server_command, request_timeout, workspace))
+    encoding, answers = asyncio.run(_ask_all(cases, options, server_command, request_timeout, workspace, trigger_kind))
 
     def passes(case: FimCase, answer: _Answer) -> bool:
         if answer.program is None or not case.test:
