@@ -56,10 +56,10 @@ def _load_completer(model: Path | None) -> object:
 
 def _show_completion(
     completer: object, prefix: str, suffix: str, args: argparse.Namespace, related: object = None
-) -> bool:
-    """Print the top suggestion (its steps with ``--steps``); True when it did not come from
-    the denoised canvas (a copy, a continuation, the next-token head) or there was none, so
-    the canvas alone is worth showing too."""
+) -> None:
+    """Print the top suggestion (its steps with ``--steps``) decoded as the server decodes
+    it as you type, so that its confidence and whether an editor would show it are the
+    server's."""
     from model.fim_patterns import WORKSPACE_KINDS, RelatedLines
     from model.inference import CompletionRequest, FimCompleter
     from model.left_to_right import KIND as LEFT_TO_RIGHT
@@ -69,20 +69,21 @@ def _show_completion(
     assert isinstance(completer, FimCompleter)
     assert related is None or isinstance(related, RelatedLines)
     request = CompletionRequest(prefix, suffix, canvas_size=args.canvas, threshold=args.threshold,
-                                max_steps=args.canvas, keep_trace=args.steps, related=related)
+                                max_steps=ServerOptions().automatic_max_steps, keep_trace=args.steps,
+                                related=related)
     started = time.perf_counter()
     candidates = completer.complete(request)
     elapsed_ms = (time.perf_counter() - started) * 1000
     if not candidates:
         print(f"  suggestion │ none: every answer repeated a line next to the cursor or a definition "
               f"({elapsed_ms:.0f} ms)")
-        return True
+        return
     best = candidates[0]
     if args.steps:
         for step, state in enumerate(best.trace, 1):
             print(f"  step {step:2d} │ {state!r}")
     threshold = ServerOptions().confidence_threshold
-    source = f"{best.tokens} tokens in {best.steps} steps"
+    source = f"{best.tokens} tokens in {best.steps} {'step' if best.steps == 1 else 'steps'}"
     if best.copied == CONTINUED:
         source = "the line continued as these tokens continue elsewhere in the file (or the workspace)"
     elif best.copied == PHRASE:
@@ -97,7 +98,6 @@ def _show_completion(
     print(f"  suggestion │ {best.text!r}")
     print(f"  confidence │ {best.confidence:.3f}  ({source}, {elapsed_ms:.0f} ms)")
     print(f"             │ at the server's default threshold {threshold}, {verdict}")
-    return bool(best.copied)
 
 
 def complete(args: argparse.Namespace) -> int:
@@ -115,7 +115,10 @@ def complete(args: argparse.Namespace) -> int:
         if folder is not None:
             print(f"  workspace  │ {folder}" + ("" if args.workspace is not None else " (the file's project)"))
             related = _workspace_lines(folder, path)
-    _show_completion(_load_completer(args.model), text[:offset], text[offset:], args, related)
+    completer = _load_completer(args.model)
+    _show_completion(completer, text[:offset], text[offset:], args, related)
+    if args.steps:
+        _show_canvas(completer, text[:offset], text[offset:], args)
     return 0
 
 
@@ -147,16 +150,16 @@ def demo(args: argparse.Namespace) -> int:
         # The rest of the cursor's line is what the model must write.
         prefix, suffix = DEMO_SAMPLE[:offset], DEMO_SAMPLE[line_end:]
         print(f"\n{marker.strip()}█   (expected: {DEMO_SAMPLE[offset:line_end]!r})")
-        if _show_completion(completer, prefix, suffix, args):
-            _show_canvas(completer, prefix, suffix, args)
+        _show_completion(completer, prefix, suffix, args)
+        _show_canvas(completer, prefix, suffix, args)
     print(EDITOR_HINT)
     return 0
 
 
 def _show_canvas(completer: object, prefix: str, suffix: str, args: argparse.Namespace) -> None:
-    """The canvas denoised alone, pass by pass: shown when the suggestion came from
-    elsewhere (a copy, a continuation, the next-token head), so the demo always shows the
-    diffusion at work."""
+    """The canvas denoised alone, pass by pass up to one pass per position: the diffusion
+    at work, which the server cuts to one pass as you type (and the suggestion above may
+    have come from elsewhere: a copy, a continuation, the next-token head)."""
     from model.inference import CompletionRequest, FimCompleter
 
     assert isinstance(completer, FimCompleter)
@@ -164,7 +167,7 @@ def _show_canvas(completer: object, prefix: str, suffix: str, args: argparse.Nam
                                 max_steps=args.canvas, keep_trace=True, copy_lines=False, left_to_right=False,
                                 drop_repeats=False)
     canvas = completer.complete(request)[0]
-    print("  the canvas alone, denoised in parallel:")
+    print(f"  the canvas alone, denoised in parallel (up to {args.canvas} passes; the server stops at one):")
     for step, state in enumerate(canvas.trace, 1):
         print(f"  step {step:2d} │ {state!r}")
     print(f"      canvas │ {canvas.text!r}  (confidence {canvas.confidence:.3f})")
