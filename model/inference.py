@@ -171,28 +171,28 @@ class FimCompleter:
             raise Cancelled
         copied, continuations = self.other_sources(request)
         check = self.copy_check if copied is not None and copied.copied in CHECKED_KINDS else None
-        if copied is not None and request.candidates == 1 and copied.confidence >= COPY_SKIPS_MODEL_AT \
-                and check is None:
+        # A sure copy answers an as-you-type request alone, and leads an Invoked one.
+        copy_leads = copied is not None and copied.confidence >= COPY_SKIPS_MODEL_AT and check is None
+        if copied is not None and copy_leads and request.candidates == 1:
             return [self._as_shown(copied)]
         settings = SamplerSettings(request.canvas_size, request.threshold, request.max_steps, request.rule,
                                    request.length_first, request.freeze_tail)
         ids, room = self.prepare(request.prefix, request.suffix, settings.canvas_size)
         statement = CursorStatement(request.prefix, request.suffix)  # found once, if a check needs it
         tok = self.tokenizer
-        runs = [denoise(self.network, room, tok.mask_id, self.end_ids, settings,
-                        should_stop, request.keep_trace)]
+        run = denoise(self.network, room, tok.mask_id, self.end_ids, settings, should_stop, request.keep_trace)
         if room.pending is None:  # the first pass ran: the context is encoded, keep it
             self._cached_ids, self._cache = ids, room.context_cache()
-        if runs[0].stopped:
+        if run.stopped:
             raise Cancelled
-        if copied is not None and check is not None and runs[0].first_pass is not None:
-            copied = self._checked(copied, check, runs[0].first_pass, request, statement)
+        if copied is not None and check is not None and run.first_pass is not None:
+            copied = self._checked(copied, check, run.first_pass, request, statement)
         # Candidates from copies and continuations; the file's and the corpus's continuations
         # may differ, and an Invoked request shows both.
         patterned = [copied] if copied is not None else []
-        network_text = middle_from_canvas(tok, runs[0].tokens)  # what the candidates agree with or not
+        network_text = middle_from_canvas(tok, run.tokens)  # what the candidates agree with or not
         for continuation in continuations:
-            continued = self._continued(continuation, runs[0], network_text, request, statement, continuations)
+            continued = self._continued(continuation, run, network_text, request, statement, continuations)
             if continued is not None and all(c.text != continued.text for c in patterned):
                 patterned.append(continued)
             elif continued is not None:  # the same text twice: keep the more confident
@@ -200,35 +200,46 @@ class FimCompleter:
                              for c in patterned]
         written = self._written_lines(ids, room, request, network_text, source_texts(copied, continuations),
                                       statement, should_stop)
-        patterned.extend(written[:request.candidates])  # the beam's runner-ups too, when asked for more
+        patterned.extend(written[:1])
+        # What an as-you-type request ranks; an Invoked one ranks the same first and offers
+        # the rest after it: the beam's runner-ups and canvases whose first token is forced
+        # to a runner-up, which no calibrator was fitted on. Ranked together, at threshold 0
+        # such a canvas could outrank the as-you-type answer it would never replace.
+        leading = _merged([self._scored(run, request, statement, alone=not patterned)], patterned)
+        others = list(written[1:request.candidates])
         if request.candidates > 1 and room.pending is None:
-            runs.extend(self._alternatives(room.context_cache(), settings, request, should_stop))
-        seen: set[str] = set()
-        candidates: list[Candidate] = []
-        for run in runs:
-            text = middle_from_canvas(tok, run.tokens)
-            if text in seen:
-                continue
-            seen.add(text)
-            confidence, length = confidence_of(run, self.end_ids)
-            values = features(run, self.end_ids, request.prefix, text, request.suffix, check_parse=False)
-            if self._needs_parse_check(values, request, alone=len(runs) == 1 and not patterned):
-                values = with_parse_check(values, statement, text)
-            if self.calibrator is not None:
-                confidence = min(MAX_CONFIDENCE, self.calibrator(values))
-            trace = [middle_from_canvas_with_masks(self, state) for state in run.trace]
-            candidates.append(Candidate(text, confidence, run.steps, length, trace, values))
-        for pattern in patterned:
-            candidates = [c for c in candidates if c.text != pattern.text or c.confidence > pattern.confidence]
-            if all(c.text != pattern.text for c in candidates):
-                candidates.append(pattern)
-        # A line the document already has next to the cursor, or a second top-level definition
-        # of a name, is almost never what goes there.
+            others.extend(self._scored(alternative, request, statement, alone=False)
+                          for alternative in self._alternatives(room.context_cache(), settings, request, should_stop))
+        if copied is not None and copy_leads:
+            leading, others = [copied], [c for c in leading if c is not copied] + others
+        ranked = self._ranked(leading, request)
+        ranked += [c for c in self._ranked(others, request) if all(c.text != r.text for r in ranked)]
+        return ranked[: request.candidates]
+
+    def _scored(self, run: Denoised, request: CompletionRequest, statement: CursorStatement, alone: bool) -> Candidate:
+        """A denoised canvas as a candidate, as confident as the canvas's calibrator says
+        (``alone``: no other candidate to rank it against, see ``_needs_parse_check``)."""
+        text = middle_from_canvas(self.tokenizer, run.tokens)
+        confidence, length = confidence_of(run, self.end_ids)
+        values = features(run, self.end_ids, request.prefix, text, request.suffix, check_parse=False)
+        if self._needs_parse_check(values, request, alone):
+            values = with_parse_check(values, statement, text)
+        if self.calibrator is not None:
+            confidence = min(MAX_CONFIDENCE, self.calibrator(values))
+        trace = [middle_from_canvas_with_masks(self, state) for state in run.trace]
+        return Candidate(text, confidence, run.steps, length, trace, values)
+
+    def _ranked(self, candidates: list[Candidate], request: CompletionRequest) -> list[Candidate]:
+        """Most confident first, as shown (``_as_shown``), one per text; without a line the
+        document already has next to the cursor or a second top-level definition of a name,
+        which are almost never what goes there."""
         if request.drop_repeats:
             candidates = [c for c in candidates if not repeats_the_document(request.prefix, c.text, request.suffix)]
-        candidates = [self._as_shown(c) for c in candidates]
-        candidates.sort(key=lambda c: c.confidence, reverse=True)
-        return candidates[: request.candidates]
+        ranked: list[Candidate] = []
+        for candidate in sorted((self._as_shown(c) for c in candidates), key=lambda c: c.confidence, reverse=True):
+            if all(c.text != candidate.text for c in ranked):
+                ranked.append(candidate)
+        return ranked
 
     def _as_shown(self, candidate: Candidate) -> Candidate:
         """``candidate`` with the precision its source had where it was shown (``shown_calibration.py``)."""
@@ -422,6 +433,17 @@ class FimCompleter:
                 raise Cancelled
             runs.append(run)
         return runs
+
+
+def _merged(candidates: list[Candidate], patterned: list[Candidate]) -> list[Candidate]:
+    """``candidates`` and ``patterned`` (copies, continuations, the head's line), one per
+    text: the more confident where two write the same."""
+    merged = list(candidates)
+    for pattern in patterned:
+        merged = [c for c in merged if c.text != pattern.text or c.confidence > pattern.confidence]
+        if all(c.text != pattern.text for c in merged):
+            merged.append(pattern)
+    return merged
 
 
 @dataclass
