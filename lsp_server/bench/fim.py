@@ -39,7 +39,7 @@ from lsp_server.bench.lsp_client import LspClient, LspError, LspTimeout
 log = logging.getLogger("redraft.bench.fim")
 
 AUTOMATIC = 2  # InlineCompletionTriggerKind.Automatic
-INVOKED = 1  # the user asked (a key): more passes, up to 3 items; item 0 is applied
+INVOKED = 1  # the user asked (a key): up to 3 items, the Automatic answer first; item 0 is applied
 _NEWLINE = re.compile(r"\r\n|\r|\n")  # the line breaks LSP recognises
 # Caps a test run's address space: a runaway candidate must not starve the machine.
 _RUNNER = (
