@@ -17,9 +17,18 @@ from torch import Tensor
 MIN_MASK_RATE = 1e-3
 
 
-def sample_mask_rate(batch: int, generator: torch.Generator | None = None) -> Tensor:
-    """t ~ U(ε, 1), one per example: (batch,)."""
-    return MIN_MASK_RATE + (1 - MIN_MASK_RATE) * torch.rand(batch, generator=generator)
+def sample_mask_rate(
+    batch: int, generator: torch.Generator | None = None, full_mask_fraction: float = 0.0
+) -> Tensor:
+    """t ~ U(ε, 1), one per example: (batch,); or t = 1 (the canvas masked whole, where the
+    server's one-pass decode starts) for a ``full_mask_fraction`` share of them. At 0 nothing
+    more is drawn, so a fixed generator gives the same noise as before the option existed."""
+    rate = MIN_MASK_RATE + (1 - MIN_MASK_RATE) * torch.rand(batch, generator=generator)
+    if full_mask_fraction >= 1.0:
+        return torch.ones_like(rate)
+    if full_mask_fraction > 0.0:
+        return torch.where(torch.rand(batch, generator=generator) < full_mask_fraction, 1.0, rate)
+    return rate
 
 
 def mask_tokens(

@@ -110,24 +110,12 @@ class Losses(NamedTuple):
     written: Tensor  # the head's, on what it writes at the cursor (zero when the batch has none)
 
 
-def canvas_mask_rate(batch: int, full_mask_fraction: float, generator: torch.Generator | None = None) -> Tensor:
-    """Each example's mask rate t: drawn uniformly, or 1 (the canvas masked whole) for a
-    ``full_mask_fraction`` share of them. At 0 nothing more is drawn, so a fixed generator
-    gives the same noise as before the option existed."""
-    rate = sample_mask_rate(batch, generator)
-    if full_mask_fraction >= 1.0:
-        return torch.ones_like(rate)
-    if full_mask_fraction > 0.0:
-        return torch.where(torch.rand(batch, generator=generator) < full_mask_fraction, 1.0, rate)
-    return rate
-
-
 def losses(
     network: torch.nn.Module, core: DiffusionEditor, batch: Batch, tokenizer: CodeTokenizer,
     config: TrainConfig, generator: torch.Generator | None = None,
 ) -> Losses:
     """The batch's losses: the canvas's, the context's next tokens' and the head's at the cursor."""
-    rate = canvas_mask_rate(batch.targets.shape[0], config.full_mask_fraction, generator)
+    rate = sample_mask_rate(batch.targets.shape[0], generator, config.full_mask_fraction)
     targets, canvas_valid, lengths = batch.targets, None, None
     if config.length_handling == "expand_delete":
         grown = noise_canvas(tokenizer, batch.targets, rate, generator)

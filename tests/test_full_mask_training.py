@@ -11,9 +11,9 @@ from model.batches import TrainingSources, batch_stream
 from model.corpus import SourceFile
 from model.model_folder import SHIPPED_DIR, TOKENIZER_FILE
 from model.network import DiffusionEditor
-from model.schedule import sample_mask_rate
+from model.schedule import MIN_MASK_RATE, sample_mask_rate
 from model.tokenizer import CodeTokenizer
-from model.train import TrainConfig, canvas_mask_rate, evaluate
+from model.train import TrainConfig, evaluate
 
 TOKENIZER = CodeTokenizer.load(SHIPPED_DIR / TOKENIZER_FILE)
 SOURCE = TrainingSources([SourceFile("glob", "glob.py",
@@ -21,10 +21,11 @@ SOURCE = TrainingSources([SourceFile("glob", "glob.py",
 
 
 def test_the_full_mask_share_sets_t_to_one_and_leaves_the_drawn_rates_alone_at_zero() -> None:
-    drawn = sample_mask_rate(4000, torch.Generator().manual_seed(3))
-    assert torch.equal(canvas_mask_rate(4000, 0.0, torch.Generator().manual_seed(3)), drawn)
-    assert torch.equal(canvas_mask_rate(4000, 1.0, torch.Generator().manual_seed(3)), torch.ones(4000))
-    mixed = canvas_mask_rate(4000, 0.5, torch.Generator().manual_seed(3))
+    # t ~ U(ε, 1) from the generator's first draws, as before the option existed.
+    drawn = MIN_MASK_RATE + (1 - MIN_MASK_RATE) * torch.rand(4000, generator=torch.Generator().manual_seed(3))
+    assert torch.equal(sample_mask_rate(4000, torch.Generator().manual_seed(3), 0.0), drawn)
+    assert torch.equal(sample_mask_rate(4000, torch.Generator().manual_seed(3), 1.0), torch.ones(4000))
+    mixed = sample_mask_rate(4000, torch.Generator().manual_seed(3), 0.5)
     whole = mixed == 1.0
     assert 0.45 < whole.float().mean().item() < 0.55
     assert torch.equal(mixed[~whole], drawn[~whole])  # the others keep their drawn rate
