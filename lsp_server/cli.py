@@ -66,7 +66,10 @@ def build_parser() -> argparse.ArgumentParser:
     train.add_argument("--minutes", type=float, help="stop after this long (checkpointed)")
     train.add_argument("--batch-size", type=int, default=24)
     train.add_argument("--lr", type=float, help="peak learning rate (default 1.5e-3; 3e-4 with --repo)")
-    train.add_argument("--layers", type=int, default=6)
+    train.add_argument("--layers", type=int,
+                       help="transformer blocks (default 6); with --init-from, grow its model to this many: each "
+                            "new block starts as a copy of the one before it that adds nothing, so the grown "
+                            "model first computes what the old one did")
     train.add_argument("--width", type=int, default=256)
     train.add_argument("--heads", type=int, default=4)
     train.add_argument("--vocab", type=int, default=8192)

@@ -216,7 +216,8 @@ def train(args: argparse.Namespace) -> int:
         written_loss_weight=args.written_loss_weight,
         full_mask_fraction=args.full_mask_fraction,
         eval_every=max(1, min(250, args.steps or 20_000)),
-        network=NetworkConfig(vocab_size=tokenizer.vocab_size, n_layer=args.layers, n_head=args.heads,
+        grow_to_layers=args.layers if args.init_from is not None else None,
+        network=NetworkConfig(vocab_size=tokenizer.vocab_size, n_layer=args.layers or 6, n_head=args.heads,
                               d_model=args.width, mlp_hidden=3 * args.width),
     )
     losses = run_training(config, tokenizer)

@@ -41,7 +41,8 @@ from model.corpus import read_corpus
 from model.edit_corpus import read_edit_pairs
 from model.expand_delete import noise_canvas
 from model.formats import ContextBudget, NextEditBudget
-from model.model_folder import WEIGHTS_FILE
+from model.growth import grow_depth
+from model.model_folder import WEIGHTS_FILE, read_folder
 from model.network import DiffusionEditor
 from model.plots import plot_loss_curve
 from model.precision import use_bf16_autocast
@@ -92,6 +93,9 @@ class TrainConfig:
     time_limit_seconds: float | None = None
     seed: int = 0
     init_from: Path | None = None
+    # Grow the warm start to this many layers (growth.py); its optimizer state no longer fits
+    # the parameters, so the optimizer starts afresh, with the warmup.
+    grow_to_layers: int | None = None
     evaluate_first: bool = False  # held-out losses of the starting weights, as before_dev_*
     network: NetworkConfig = field(default_factory=NetworkConfig)
 
@@ -273,7 +277,9 @@ def train(config: TrainConfig, tokenizer: CodeTokenizer) -> dict[str, float]:
         raise ValueError(f"length_handling must be one of {LENGTH_HANDLING}, not {config.length_handling!r}")
     if config.length_handling != "eom" and config.next_edit_fraction > 0:
         raise ValueError("expand/delete canvases are an FIM ablation: set next_edit_fraction to 0")
-    if config.init_from is not None and (config.init_from / OPTIMIZER_FILE).is_file():
+    growing = (config.init_from is not None and config.grow_to_layers is not None
+               and config.grow_to_layers != read_folder(config.init_from).config.n_layer)
+    if config.init_from is not None and (config.init_from / OPTIMIZER_FILE).is_file() and not growing:
         # A stable snapshot (or a run folder): its optimizer continues at the peak, no warmup.
         config = replace(config, warmup_steps=0)
     owns_group = not dist.is_initialized()
@@ -294,6 +300,9 @@ def train(config: TrainConfig, tokenizer: CodeTokenizer) -> dict[str, float]:
         core.load_state_dict(load_file(str(config.run_dir / WEIGHTS_FILE)))
     elif config.init_from is not None:
         core = load_model(config.init_from).network.float()
+        if growing and config.grow_to_layers is not None:
+            log.info("growing %s from %d to %d layers", config.init_from, core.config.n_layer, config.grow_to_layers)
+            core = grow_depth(core, config.grow_to_layers)
     else:
         core = DiffusionEditor(config.network)
     if core.config.vocab_size != tokenizer.vocab_size:
@@ -306,7 +315,7 @@ def train(config: TrainConfig, tokenizer: CodeTokenizer) -> dict[str, float]:
         [{"params": decay, "weight_decay": config.weight_decay}, {"params": no_decay, "weight_decay": 0.0}],
         lr=config.lr, betas=(0.9, 0.95),
     )
-    optimizer_from = config.run_dir if state else config.init_from
+    optimizer_from = config.run_dir if state else None if growing else config.init_from
     if optimizer_from is not None and (optimizer_from / OPTIMIZER_FILE).is_file():
         optimizer.load_state_dict(torch.load(optimizer_from / OPTIMIZER_FILE, weights_only=True))
         if not state:
