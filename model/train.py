@@ -44,6 +44,7 @@ from model.formats import ContextBudget, NextEditBudget
 from model.growth import grow_depth
 from model.model_folder import WEIGHTS_FILE, read_folder
 from model.network import DiffusionEditor
+from model.next_edit_examples import EditPair
 from model.plots import plot_loss_curve
 from model.precision import use_bf16_autocast
 from model.schedule import MIN_MASK_RATE, loss_weight, mask_tokens, sample_mask_rate
@@ -323,9 +324,12 @@ def train(config: TrainConfig, tokenizer: CodeTokenizer) -> dict[str, float]:
     stable_at = cooldown_start(config) if config.decay_fraction is not None else None
 
     train_files = read_corpus(config.corpus_dir / "train.jsonl")
-    train = TrainingSources(train_files, read_edit_pairs(config.corpus_dir / "edits_train.jsonl"))
-    dev = TrainingSources(read_corpus(config.corpus_dir / "dev.jsonl") or train_files[:50],
-                          read_edit_pairs(config.corpus_dir / "edits_dev.jsonl"))
+    def edit_pairs(name: str) -> list[EditPair]:  # half a gigabyte of memory: read only when used
+        return read_edit_pairs(config.corpus_dir / name) if config.next_edit_fraction > 0 else []
+
+    train = TrainingSources(train_files, edit_pairs("edits_train.jsonl"))
+    dev_files = read_corpus(config.corpus_dir / "dev.jsonl") or train_files[:50]
+    dev = TrainingSources(dev_files, edit_pairs("edits_dev.jsonl"))
     dev_count = max(1, config.eval_examples // config.batch_size)
     dev_fim_stream = batch_stream(dev, tokenizer, config, random.Random(99), next_edit_fraction=0.0)
     dev_fim = [next(dev_fim_stream) for _ in range(dev_count)]
