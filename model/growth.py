@@ -1,8 +1,8 @@
 """Growing a trained network deeper without changing what it computes.
 
-The shipped model has seen hundreds of tokens per parameter, so more of the same training
-barely moves it; more layers give it room, and starting them from the trained ones keeps
-what it already knows. Each new block is a copy of the block it follows with its two
+The shipped model has seen over a hundred tokens per parameter, so more of the same
+training barely moves it; more layers give it room, and starting them from the trained ones
+keeps what it already knows. Each new block is a copy of the block it follows with its two
 residual projections (attention out, feed-forward down) zeroed: it adds nothing to the
 residual stream until training moves those projections, so the grown network gives the
 same outputs as the old one at step 0, while its inner weights start from features that
