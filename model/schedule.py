@@ -24,8 +24,6 @@ def sample_mask_rate(
     server's one-pass decode starts) for a ``full_mask_fraction`` share of them. At 0 nothing
     more is drawn, so a fixed generator gives the same noise as before the option existed."""
     rate = MIN_MASK_RATE + (1 - MIN_MASK_RATE) * torch.rand(batch, generator=generator)
-    if full_mask_fraction >= 1.0:
-        return torch.ones_like(rate)
     if full_mask_fraction > 0.0:
         return torch.where(torch.rand(batch, generator=generator) < full_mask_fraction, 1.0, rate)
     return rate
