@@ -41,7 +41,8 @@ def silent_copy(block: Block) -> Block:
 
 def grow_depth(network: DiffusionEditor, n_layer: int) -> DiffusionEditor:
     """A network with ``n_layer`` blocks computing what ``network`` computes (a copy of it:
-    the same embedding, norms and heads; the old blocks in order, silent copies between them)."""
+    the same embedding, norms and heads; the old blocks in order, silent copies between them);
+    ``network`` itself when it already has ``n_layer`` blocks."""
     if n_layer == network.config.n_layer:
         return network
     after = insertion_points(network.config.n_layer, n_layer)
