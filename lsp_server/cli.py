@@ -86,6 +86,11 @@ def build_parser() -> argparse.ArgumentParser:
     train.add_argument("--full-mask-fraction", type=float, default=0.0,
                        help="share of examples whose canvas is masked whole (t = 1), the state the server's "
                             "one-pass decode starts from; the rest draw t uniformly")
+    train.add_argument("--distill-file", type=Path,
+                       help="one-pass distillation: a teacher's stepwise canvases (`redraft distill`), trained "
+                            "masked whole for --distill-fraction of the FIM examples")
+    train.add_argument("--distill-fraction", type=float, default=0.3,
+                       help="share of FIM examples drawn from --distill-file (default 0.3)")
     train.add_argument("--init-from", type=Path,
                        help="warm-start from a model folder; a run's stable/ folder also brings its optimizer "
                             "state and continues at the peak learning rate (no warmup)")
@@ -108,6 +113,15 @@ def build_parser() -> argparse.ArgumentParser:
     phrases.add_argument("--into", type=Path, help="model folder to write it into (default: --model or shipped)")
     phrases.add_argument("--chars", type=int, default=40_000_000, help="characters of training code counted")
     phrases.add_argument("--min-count", type=int, default=6, help="runs seen fewer times are not kept")
+
+    distill = commands.add_parser(
+        "distill", help="decode training spans stepwise with a model (--model, default shipped): the teacher's "
+                        "canvases that `train --distill-file` teaches the one-pass decode")
+    distill.add_argument("--work-dir", type=Path, default=DEFAULT_WORK_DIR,
+                         help="where `redraft train` built the corpus")
+    distill.add_argument("--out", type=Path, required=True, help="teacher-examples file to write (JSON lines)")
+    distill.add_argument("--examples", type=int, default=20_000, help="FIM examples to decode (default 20000)")
+    distill.add_argument("--seed", type=int, default=0, help="which spans are cut")
 
     average = commands.add_parser(
         "average", help="average the weights of runs trained on from one another into a new model folder")
@@ -219,6 +233,8 @@ def main(argv: list[str] | None = None) -> int:
             return commands.calibrate(args)
         if args.command == "corpus":
             return commands.corpus(args)
+        if args.command == "distill":
+            return commands.distill(args)
         if args.command == "demo":
             return commands.demo(args)
         if args.command == "phrases":

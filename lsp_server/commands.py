@@ -215,6 +215,8 @@ def train(args: argparse.Namespace) -> int:
         context_loss_weight=args.context_loss_weight,
         written_loss_weight=args.written_loss_weight,
         full_mask_fraction=args.full_mask_fraction,
+        distill_file=args.distill_file,
+        distill_fraction=args.distill_fraction if args.distill_file is not None else 0.0,
         eval_every=max(1, min(250, args.steps or 20_000)),
         grow_to_layers=args.layers if args.init_from is not None else None,
         network=NetworkConfig(vocab_size=tokenizer.vocab_size, n_layer=args.layers or 6, n_head=args.heads,
@@ -330,6 +332,26 @@ def phrases(args: argparse.Namespace) -> int:
           f"{sum(map(len, sample)) / 1e6:.1f} M characters of {corpus_dir / 'train.jsonl'} → "
           f"{model_dir / PHRASES_FILE}\ncalibrate it with: redraft --model {model_dir} calibrate --dev "
           f"{corpus_dir / 'dev.jsonl'} --only fim-copy")
+    return 0
+
+
+def distill(args: argparse.Namespace) -> int:
+    """``redraft distill``: the teacher's stepwise canvases for one-pass distillation (``distill.py``)."""
+    from model.corpus import read_corpus
+    from model.distill import write_teacher_examples
+    from model.model_folder import SHIPPED_DIR
+    from model.serving import load_served_model
+
+    train_split = args.work_dir / "corpus" / "train.jsonl"
+    if not train_split.is_file():
+        raise FileNotFoundError(f"no corpus in {train_split.parent}: `redraft train --work-dir {args.work_dir}` "
+                                "builds it")
+    teacher = args.model or SHIPPED_DIR
+    summary = write_teacher_examples(load_served_model(teacher), read_corpus(train_split), args.examples, args.out,
+                                     seed=args.seed, teacher_name=str(teacher))
+    print(f"{summary['examples']:,} teacher examples from {train_split} → {args.out}; the teacher wrote the "
+          f"reference in {summary['agree_with_reference']:.1%}; {summary['skipped']:,} spans skipped (empty, "
+          f"or the teacher did not end the canvas)\ntrain on them with: redraft train --distill-file {args.out}")
     return 0
 
 

@@ -7,7 +7,7 @@ import itertools
 import random
 from collections import Counter
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 import torch
@@ -35,20 +35,29 @@ class Batch:
     # and which of it is real; None when no example has any.
     written: Tensor | None = None
     written_valid: Tensor | None = None
+    # (batch,) bool: rows whose canvas trains masked whole (t = 1) whatever rate is drawn,
+    # the teacher's examples (distill.py); None when there are none.
+    full_mask: Tensor | None = None
 
     def to(self, device: torch.device) -> Batch:
+        def moved(tensor: Tensor | None) -> Tensor | None:
+            return None if tensor is None else tensor.to(device)
+
         return Batch(self.context.to(device), self.context_valid.to(device), self.targets.to(device),
-                     None if self.written is None else self.written.to(device),
-                     None if self.written_valid is None else self.written_valid.to(device))
+                     moved(self.written), moved(self.written_valid), moved(self.full_mask))
 
 
 @dataclass(frozen=True)
 class TrainingSources:
     files: list[SourceFile]
     edit_pairs: list[EditPair]
+    # A teacher's FIM examples by canvas size (distill.py), drawn for TrainConfig.distill_fraction
+    # of FIM examples.
+    distilled: dict[int, list[FimExample]] = field(default_factory=dict)
 
 
-def collate(examples: list[FimExample], pad_id: int) -> Batch:
+def collate(examples: list[FimExample], pad_id: int, full_mask: list[bool] | None = None) -> Batch:
+    """``full_mask``: which examples train with the canvas masked whole (Batch.full_mask)."""
     width = max(len(e.context) for e in examples)
     context = torch.full((len(examples), width), pad_id, dtype=torch.long)
     valid = torch.zeros((len(examples), width), dtype=torch.bool)
@@ -57,15 +66,16 @@ def collate(examples: list[FimExample], pad_id: int) -> Batch:
         context[row, width - n :] = torch.tensor(example.context)
         valid[row, width - n :] = True
     targets = torch.tensor([e.targets for e in examples], dtype=torch.long)
+    whole = torch.tensor(full_mask, dtype=torch.bool) if full_mask and any(full_mask) else None
     longest = max(len(e.written) for e in examples)
     if longest == 0:
-        return Batch(context, valid, targets)
+        return Batch(context, valid, targets, full_mask=whole)
     written = torch.full((len(examples), longest), pad_id, dtype=torch.long)
     written_valid = torch.zeros((len(examples), longest), dtype=torch.bool)
     for row, example in enumerate(examples):
         written[row, : len(example.written)] = torch.tensor(example.written, dtype=torch.long)
         written_valid[row, : len(example.written)] = True
-    return Batch(context, valid, targets, written, written_valid)
+    return Batch(context, valid, targets, written, written_valid, whole)
 
 
 MAX_ATTEMPTS_PER_EXAMPLE = 50
@@ -96,6 +106,7 @@ def batch_stream(
         next_edit = rng.random() < next_edit_fraction
         canvas_size = config.next_edit_canvas if next_edit else rng.choice(config.canvas_sizes)
         examples: list[FimExample] = []
+        from_teacher: list[bool] = []
         attempts = 0
         while len(examples) < config.batch_size:
             attempts += 1
@@ -106,7 +117,11 @@ def batch_stream(
                     raise ValueError("no training example can be cut from these files (too few or too short)")
                 next_edit, canvas_size, attempts = False, rng.choice(config.canvas_sizes), 0
             example: FimExample | None
-            if next_edit and sources.edit_pairs and rng.random() < REAL_EDIT_SHARE:
+            taught = not next_edit and bool(sources.distilled.get(canvas_size)) \
+                and rng.random() < config.distill_fraction
+            if taught:
+                example = rng.choice(sources.distilled[canvas_size])
+            elif next_edit and sources.edit_pairs and rng.random() < REAL_EDIT_SHARE:
                 pair = rng.choice(sources.edit_pairs)
                 example = replay_example(tokenizer, pair, rng, config.next_edit_budget, canvas_size)
             elif next_edit:
@@ -119,4 +134,5 @@ def batch_stream(
                                        config.written_tokens if config.written_loss_weight > 0 else 0)
             if example is not None:
                 examples.append(example)
-        yield collate(examples, tokenizer.pad_id)
+                from_teacher.append(taught)
+        yield collate(examples, tokenizer.pad_id, from_teacher)

@@ -38,8 +38,10 @@ from model.architecture import NetworkConfig
 from model.batches import Batch, TrainingSources, batch_stream
 from model.checkpoint import load_model, save_model
 from model.corpus import read_corpus
+from model.distill import read_teacher_examples
 from model.edit_corpus import read_edit_pairs
 from model.expand_delete import noise_canvas
+from model.fim_examples import FimExample
 from model.formats import ContextBudget, NextEditBudget
 from model.growth import grow_depth
 from model.model_folder import WEIGHTS_FILE, read_folder
@@ -88,6 +90,10 @@ class TrainConfig:
     # as you type the server decodes the canvas in one pass from all masks, which the
     # uniform schedule trains on only near t = 1.
     full_mask_fraction: float = 0.0
+    # One-pass distillation (distill.py): a teacher's examples, drawn for this share of FIM
+    # examples and trained masked whole on the teacher's canvas.
+    distill_file: Path | None = None
+    distill_fraction: float = 0.0
     eval_every: int = 250
     eval_examples: int = 256
     checkpoint_seconds: float = 300.0
@@ -121,6 +127,8 @@ def losses(
 ) -> Losses:
     """The batch's losses: the canvas's, the context's next tokens' and the head's at the cursor."""
     rate = sample_mask_rate(batch.targets.shape[0], generator, config.full_mask_fraction)
+    if batch.full_mask is not None:  # the teacher's examples: the state the one-pass decode starts from
+        rate = torch.where(batch.full_mask, torch.ones_like(rate), rate)
     targets, canvas_valid, lengths = batch.targets, None, None
     if config.length_handling == "expand_delete":
         grown = noise_canvas(tokenizer, batch.targets, rate, generator)
@@ -278,6 +286,10 @@ def train(config: TrainConfig, tokenizer: CodeTokenizer) -> dict[str, float]:
         raise ValueError(f"length_handling must be one of {LENGTH_HANDLING}, not {config.length_handling!r}")
     if config.length_handling != "eom" and config.next_edit_fraction > 0:
         raise ValueError("expand/delete canvases are an FIM ablation: set next_edit_fraction to 0")
+    if not 0.0 <= config.distill_fraction <= 1.0:
+        raise ValueError(f"distill_fraction must be in [0, 1], not {config.distill_fraction}")
+    if config.distill_file is not None and config.length_handling != "eom":
+        raise ValueError("the teacher's canvases end with <|eom|>: distil only with length_handling 'eom'")
     growing = (config.init_from is not None and config.grow_to_layers is not None
                and config.grow_to_layers != read_folder(config.init_from).config.n_layer)
     if config.init_from is not None and (config.init_from / OPTIMIZER_FILE).is_file() and not growing:
@@ -327,7 +339,15 @@ def train(config: TrainConfig, tokenizer: CodeTokenizer) -> dict[str, float]:
     def edit_pairs(name: str) -> list[EditPair]:  # half a gigabyte of memory: read only when used
         return read_edit_pairs(config.corpus_dir / name) if config.next_edit_fraction > 0 else []
 
-    train = TrainingSources(train_files, edit_pairs("edits_train.jsonl"))
+    distilled: dict[int, list[FimExample]] = {}
+    if config.distill_file is not None and config.distill_fraction > 0:
+        distilled = read_teacher_examples(config.distill_file, tokenizer, config.budget)
+        if not distilled.keys() & set(config.canvas_sizes):
+            raise ValueError(f"{config.distill_file} has canvases of {sorted(distilled)} tokens, this run trains "
+                             f"{list(config.canvas_sizes)}")
+        log.info("distilling: %.0f%% of FIM examples from %d teacher examples in %s", 100 * config.distill_fraction,
+                 sum(len(v) for v in distilled.values()), config.distill_file)
+    train = TrainingSources(train_files, edit_pairs("edits_train.jsonl"), distilled)
     dev_files = read_corpus(config.corpus_dir / "dev.jsonl") or train_files[:50]
     dev = TrainingSources(dev_files, edit_pairs("edits_dev.jsonl"))
     dev_count = max(1, config.eval_examples // config.batch_size)
