@@ -122,6 +122,10 @@ def build_parser() -> argparse.ArgumentParser:
     distill.add_argument("--out", type=Path, required=True, help="teacher-examples file to write (JSON lines)")
     distill.add_argument("--examples", type=int, default=20_000, help="FIM examples to decode (default 20000)")
     distill.add_argument("--seed", type=int, default=0, help="which spans are cut")
+    distill.add_argument("--teacher-length", choices=("reference", "own"), default="reference",
+                         help="reference (default): the teacher is given the reference's length and writes the "
+                              "content; own: it also chooses where the middle ends (length first), which ends "
+                              "most answers early")
 
     average = commands.add_parser(
         "average", help="average the weights of runs trained on from one another into a new model folder")

@@ -338,7 +338,7 @@ def phrases(args: argparse.Namespace) -> int:
 def distill(args: argparse.Namespace) -> int:
     """``redraft distill``: the teacher's stepwise canvases for one-pass distillation (``distill.py``)."""
     from model.corpus import read_corpus
-    from model.distill import write_teacher_examples
+    from model.distill import TeacherLength, write_teacher_examples
     from model.model_folder import SHIPPED_DIR
     from model.serving import load_served_model
 
@@ -348,9 +348,10 @@ def distill(args: argparse.Namespace) -> int:
                                 "builds it")
     teacher = args.model or SHIPPED_DIR
     summary = write_teacher_examples(load_served_model(teacher), read_corpus(train_split), args.examples, args.out,
-                                     seed=args.seed, teacher_name=str(teacher))
+                                     seed=args.seed, teacher_name=str(teacher),
+                                     length=TeacherLength(args.teacher_length))
     print(f"{summary['examples']:,} teacher examples from {train_split} → {args.out}; the teacher wrote the "
-          f"reference in {summary['agree_with_reference']:.1%}; {summary['skipped']:,} spans skipped (empty, "
+          f"reference in {summary['agree_with_reference']:.1%}; {summary['skipped']:,} spans skipped (blank, "
           f"or the teacher did not end the canvas)\ntrain on them with: redraft train --distill-file {args.out}")
     return 0
 

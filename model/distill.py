@@ -10,16 +10,23 @@ against 7.5–7.8% stepwise (README, session 42), where issue #4 allows one poin
 Sequence-level distillation (Kim & Rush, 2016; Gu et al., 2018 for parallel decoders)
 trains on a teacher's decoded outputs instead of the references: each output is one mode of
 the teacher, so there is nothing left to mix. Here the teacher is a model's own stepwise
-decode (τ = 0.9, length first, uncapped: within half a point of one token per step, at a
-fraction of its passes), and the student learns to write it from the canvas masked whole
-(t = 1), the state the one-pass decode starts from. The other examples train as before, on
-the references, so the stepwise decoder keeps learning the code itself.
+decode (τ = 0.9, uncapped: within half a point of one token per step, at a fraction of its
+passes), and the student learns to write it from the canvas masked whole (t = 1), the state
+the one-pass decode starts from. The other examples train as before, on the references, so
+the stepwise decoder keeps learning the code itself.
+
+How long the teacher's answer is (``TeacherLength``): left to choose its own end (length
+first), the teacher stops where an end first becomes likely, and on the training span mix
+that is far short of the reference (session 43: a median of 3 tokens against 12); a student
+trained on it learned to stop early too. Given the reference's length instead (its
+end-of-middle placed before decoding), the teacher writes only the content, and the student
+learns the references' lengths with the teacher's one-mode content.
 
 ``write_teacher_examples`` cuts FIM examples from the training split as training does and
 decodes each with the teacher; ``TrainConfig.distill_file`` mixes them into FIM batches.
 The file is JSON lines: a header naming the teacher and its tokenizer, then one example per
-line (context, teacher's canvas, the head's written tokens, and whether the teacher wrote
-the reference).
+line (context, teacher's canvas, the head's written tokens, whether the teacher wrote the
+reference, and the reference's length).
 """
 
 from __future__ import annotations
@@ -31,6 +38,7 @@ import logging
 import random
 import time
 from collections.abc import Sequence
+from enum import Enum
 from pathlib import Path
 
 import numpy as np
@@ -49,6 +57,11 @@ TEACHER_THRESHOLD = 0.9
 FORMAT = "redraft-teacher-examples/1"
 
 
+class TeacherLength(Enum):
+    REFERENCE = "reference"  # the reference's end-of-middle is given; the teacher writes the content
+    OWN = "own"  # the teacher decides where the middle ends (length first)
+
+
 class TeacherFileError(ValueError):
     """A teacher-examples file that can't be trained on (missing, foreign or for another tokenizer)."""
 
@@ -62,15 +75,22 @@ def tokenizer_fingerprint(tokenizer: CodeTokenizer) -> str:
     return digest.hexdigest()[:16]
 
 
-def teacher_canvas(served: ServedModel, context: list[int], canvas_size: int) -> list[int] | None:
+def teacher_canvas(
+    served: ServedModel, context: list[int], canvas_size: int, length: int | None = None
+) -> list[int] | None:
     """The teacher's stepwise decode of the canvas after ``context``, as training targets
-    (middle, end-of-middle, padding); None when it runs to the canvas's edge without ending."""
+    (middle, end-of-middle, padding); ``length``: the middle's, given (its end-of-middle
+    committed before the first pass), or None for the teacher to choose. None when it runs
+    to the canvas's edge without ending."""
     tokenizer = served.tokenizer
+    if length is not None and not 0 < length < canvas_size:
+        raise ValueError(f"a middle of {length} tokens does not fit a canvas of {canvas_size}")
     settings = SamplerSettings(canvas_size=canvas_size, threshold=TEACHER_THRESHOLD, max_steps=canvas_size,
-                               rule=CommitRule.THRESHOLD, length_first=True, freeze_tail=True)
+                               rule=CommitRule.THRESHOLD, length_first=length is None, freeze_tail=True)
     room = served.network.make_room(None, canvas_size, pending=np.array(context, dtype=np.int64))
     end_ids = frozenset({tokenizer.end_of_middle_id, tokenizer.pad_id})
-    run = denoise(served.network, room, tokenizer.mask_id, end_ids, settings)
+    forced = None if length is None else {length: tokenizer.end_of_middle_id}
+    run = denoise(served.network, room, tokenizer.mask_id, end_ids, settings, forced=forced)
     ends = [i for i, token in enumerate(run.tokens) if token in end_ids]
     if not ends:
         return None
@@ -83,6 +103,7 @@ def teacher_canvas(served: ServedModel, context: list[int], canvas_size: int) ->
 def write_teacher_examples(
     served: ServedModel, files: Sequence[SourceFile], count: int, out: Path, *,
     canvas_sizes: Sequence[int] = (32, 64), written_tokens: int = 40, seed: int = 0, teacher_name: str = "",
+    length: TeacherLength = TeacherLength.REFERENCE,
 ) -> dict[str, float]:
     """``count`` FIM examples cut from ``files`` (by the training draw) with the teacher's
     canvas as targets, written to ``out``; returns how many, and how often the teacher wrote
@@ -101,6 +122,7 @@ def write_teacher_examples(
     partial = out.with_name(out.name + ".partial")
     with open(partial, "w") as handle:
         handle.write(json.dumps({"format": FORMAT, "teacher": teacher_name, "threshold": TEACHER_THRESHOLD,
+                                 "length": length.value,
                                  "tokenizer": tokenizer_fingerprint(tokenizer),
                                  "context_tokens": budget.total, "max_suffix_tokens": budget.max_suffix}) + "\n")
         while written < count:
@@ -109,13 +131,17 @@ def write_teacher_examples(
             canvas_size = rng.choice(list(canvas_sizes))
             example = make_example(tokenizer, rng.choices(files, cum_weights=cumulative)[0].text, rng, budget,
                                    canvas_size, written_tokens=written_tokens)
-            targets = None if example is None else teacher_canvas(served, example.context, canvas_size)
+            targets = None
+            if example is not None:
+                given = example.targets.index(tokenizer.end_of_middle_id) if length is TeacherLength.REFERENCE else None
+                targets = teacher_canvas(served, example.context, canvas_size, given)
             if example is None or targets is None:
                 skipped += 1
                 continue
             agrees = targets == example.targets
             handle.write(json.dumps({"context": example.context, "targets": targets, "written": example.written,
-                                     "agrees": agrees}) + "\n")
+                                     "agrees": agrees,
+                                     "reference_length": example.targets.index(tokenizer.end_of_middle_id)}) + "\n")
             written += 1
             agreed += agrees
             if written % 500 == 0:

@@ -14,7 +14,13 @@ import torch
 from model.architecture import NetworkConfig
 from model.batches import TrainingSources, batch_stream
 from model.corpus import SourceFile
-from model.distill import TeacherFileError, read_teacher_examples, teacher_canvas, write_teacher_examples
+from model.distill import (
+    TeacherFileError,
+    TeacherLength,
+    read_teacher_examples,
+    teacher_canvas,
+    write_teacher_examples,
+)
 from model.formats import ContextBudget
 from model.model_folder import SHIPPED_DIR
 from model.network import DiffusionEditor
@@ -38,22 +44,37 @@ def teacher_file(served: ServedModel, tmp_path_factory: pytest.TempPathFactory) 
     return out
 
 
-def test_each_example_holds_the_teacher_s_own_stepwise_canvas(served: ServedModel, teacher_file: Path) -> None:
+def test_each_example_holds_the_teacher_s_stepwise_canvas_at_the_reference_s_length(
+    served: ServedModel, teacher_file: Path
+) -> None:
     tokenizer = served.tokenizer
     header, *records = [json.loads(line) for line in teacher_file.read_text().splitlines()]
-    assert header["teacher"] == "shipped" and header["threshold"] == 0.9 and len(records) == 12
+    assert header["teacher"] == "shipped" and header["threshold"] == 0.9 and header["length"] == "reference"
+    assert len(records) == 12
     for record in records:
         targets = record["targets"]
         assert len(targets) in (32, 64)
-        # Decoded again from the same context, the teacher writes the same canvas: middle,
-        # one end-of-middle, then padding only.
-        assert targets == teacher_canvas(served, record["context"], len(targets))
+        # The middle, one end-of-middle where the reference's is, then padding only; decoded
+        # again from the same context at that length, the teacher writes the same canvas.
         end = targets.index(tokenizer.end_of_middle_id)
+        assert end == record["reference_length"]
         assert set(targets[end + 1:]) <= {tokenizer.pad_id}
         assert tokenizer.mask_id not in targets[:end]
+        assert targets == teacher_canvas(served, record["context"], len(targets), end)
     by_size = read_teacher_examples(teacher_file, tokenizer, ContextBudget.of(served.metadata))
     assert sum(len(examples) for examples in by_size.values()) == 12
     assert all(len(example.targets) == size for size, examples in by_size.items() for example in examples)
+
+
+def test_a_teacher_left_to_choose_its_length_ends_where_it_decides(served: ServedModel, tmp_path: Path) -> None:
+    out = tmp_path / "own.jsonl"
+    write_teacher_examples(served, FILES, 6, out, seed=4, length=TeacherLength.OWN)
+    header, *records = [json.loads(line) for line in out.read_text().splitlines()]
+    assert header["length"] == "own" and len(records) == 6
+    for record in records:
+        assert record["targets"] == teacher_canvas(served, record["context"], len(record["targets"]))
+    with pytest.raises(ValueError, match="does not fit"):
+        teacher_canvas(served, records[0]["context"], 32, 32)
 
 
 def test_a_file_for_another_tokenizer_or_budget_is_refused_with_a_clear_message(
