@@ -131,17 +131,18 @@ def write_teacher_examples(
             canvas_size = rng.choice(list(canvas_sizes))
             example = make_example(tokenizer, rng.choices(files, cum_weights=cumulative)[0].text, rng, budget,
                                    canvas_size, written_tokens=written_tokens)
-            targets = None
-            if example is not None:
-                given = example.targets.index(tokenizer.end_of_middle_id) if length is TeacherLength.REFERENCE else None
-                targets = teacher_canvas(served, example.context, canvas_size, given)
-            if example is None or targets is None:
+            if example is None:
+                skipped += 1
+                continue
+            reference_length = example.targets.index(tokenizer.end_of_middle_id)
+            given = reference_length if length is TeacherLength.REFERENCE else None
+            targets = teacher_canvas(served, example.context, canvas_size, given)
+            if targets is None:
                 skipped += 1
                 continue
             agrees = targets == example.targets
             handle.write(json.dumps({"context": example.context, "targets": targets, "written": example.written,
-                                     "agrees": agrees,
-                                     "reference_length": example.targets.index(tokenizer.end_of_middle_id)}) + "\n")
+                                     "agrees": agrees, "reference_length": reference_length}) + "\n")
             written += 1
             agreed += agrees
             if written % 500 == 0:
