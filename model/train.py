@@ -198,6 +198,19 @@ def learning_rate(step: int, config: TrainConfig) -> float:
     return floor + (config.lr - floor) * 0.5 * (1 + math.cos(math.pi * progress))
 
 
+# More draws per teacher example than this and the run mostly relearns the same canvases.
+MANY_TEACHER_DRAWS = 4.0
+
+
+def teacher_draws_per_example(config: TrainConfig, examples_by_canvas: dict[int, int], steps: int) -> float:
+    """How often a run of ``steps`` draws each teacher example, at most over canvas sizes:
+    batch_stream picks a canvas size per FIM batch, then a teacher example for each of the
+    batch's rows with probability ``distill_fraction``."""
+    fim_rows_per_size = steps * config.batch_size * (1 - config.next_edit_fraction) / len(config.canvas_sizes)
+    return max((fim_rows_per_size * config.distill_fraction / examples_by_canvas[size]
+                for size in config.canvas_sizes if examples_by_canvas.get(size)), default=0.0)
+
+
 def cooldown_start(config: TrainConfig) -> int:
     """The first step of a WSD run's cooldown (``steps`` when there is none)."""
     if config.decay_fraction is None:
@@ -347,6 +360,10 @@ def train(config: TrainConfig, tokenizer: CodeTokenizer) -> dict[str, float]:
                              f"{list(config.canvas_sizes)}")
         log.info("distilling: %.0f%% of FIM examples from %d teacher examples in %s", 100 * config.distill_fraction,
                  sum(len(v) for v in distilled.values()), config.distill_file)
+        left = config.steps - step
+        repeats = teacher_draws_per_example(config, {size: len(v) for size, v in distilled.items()}, left)
+        log.info("each teacher example will be drawn ~%.1f times in the %d steps left%s", repeats, left,
+                 " (a larger file would repeat less)" if repeats > MANY_TEACHER_DRAWS else "")
     train = TrainingSources(train_files, edit_pairs("edits_train.jsonl"), distilled)
     dev_files = read_corpus(config.corpus_dir / "dev.jsonl") or train_files[:50]
     dev = TrainingSources(dev_files, edit_pairs("edits_dev.jsonl"))

@@ -25,7 +25,7 @@ from model.formats import ContextBudget
 from model.model_folder import SHIPPED_DIR
 from model.network import DiffusionEditor
 from model.serving import ServedModel, load_served_model
-from model.train import TrainConfig, losses, train
+from model.train import TrainConfig, losses, teacher_draws_per_example, train
 
 STDLIB = Path(sysconfig.get_paths()["stdlib"])
 FILES = [SourceFile(name[:-3], name, (STDLIB / name).read_text()) for name in ("glob.py", "fnmatch.py", "shlex.py")]
@@ -124,6 +124,26 @@ def test_the_distilled_share_of_a_batch_comes_from_the_teacher_and_trains_masked
     drawn = losses(network, network, unforced, tokenizer, config, torch.Generator().manual_seed(5))
     assert torch.allclose(forced.diffusion, whole.diffusion)
     assert not torch.allclose(forced.diffusion, drawn.diffusion)
+
+
+def test_the_run_foresees_how_often_it_draws_each_teacher_example(served: ServedModel, teacher_file: Path) -> None:
+    tokenizer = served.tokenizer
+    by_size = read_teacher_examples(teacher_file, tokenizer, ContextBudget.of(served.metadata))
+    size = max(by_size, key=lambda s: len(by_size[s]))
+    config = TrainConfig(corpus_dir=Path("."), run_dir=Path("."), batch_size=8, canvas_sizes=(32, 64),
+                         context_tokens=ContextBudget.of(served.metadata).total, distill_fraction=0.5)
+    steps = 60
+    foreseen = teacher_draws_per_example(config, {size: len(by_size[size])}, steps)
+    # Half the batches have the teacher's canvas size, half of their rows are drawn from it.
+    assert foreseen == pytest.approx(steps * 8 / 2 * 0.5 / len(by_size[size]))
+    stream = batch_stream(TrainingSources(FILES, [], {size: by_size[size]}), tokenizer, config, random.Random(1), 0.0)
+    drawn = sum(int(batch.full_mask.sum()) for batch in (next(stream) for _ in range(steps))
+                if batch.full_mask is not None)
+    assert drawn / len(by_size[size]) == pytest.approx(foreseen, rel=0.35)
+    # Next-edit batches draw none; a file without the run's canvas sizes is never drawn.
+    assert teacher_draws_per_example(replace(config, next_edit_fraction=0.5), {size: 12}, steps) == pytest.approx(
+        teacher_draws_per_example(config, {size: 12}, steps) / 2)
+    assert teacher_draws_per_example(config, {48: 12}, steps) == 0.0
 
 
 def test_a_run_trains_on_the_teacher_file_and_refuses_one_that_does_not_fit(
