@@ -198,7 +198,8 @@ def learning_rate(step: int, config: TrainConfig) -> float:
     return floor + (config.lr - floor) * 0.5 * (1 + math.cos(math.pi * progress))
 
 
-# More draws per teacher example than this and the run mostly relearns the same canvases.
+# Draws per teacher example above which a run is told its file is small for it: run v40
+# drew each ~4 times and lost on every benchmark (session 44; the cause is not separated).
 MANY_TEACHER_DRAWS = 4.0
 
 
