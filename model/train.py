@@ -359,10 +359,11 @@ def train(config: TrainConfig, tokenizer: CodeTokenizer) -> dict[str, float]:
         if not distilled.keys() & set(config.canvas_sizes):
             raise ValueError(f"{config.distill_file} has canvases of {sorted(distilled)} tokens, this run trains "
                              f"{list(config.canvas_sizes)}")
+        examples_by_canvas = {size: len(examples) for size, examples in distilled.items()}
         log.info("distilling: %.0f%% of FIM examples from %d teacher examples in %s", 100 * config.distill_fraction,
-                 sum(len(v) for v in distilled.values()), config.distill_file)
+                 sum(examples_by_canvas.values()), config.distill_file)
         left = config.steps - step
-        repeats = teacher_draws_per_example(config, {size: len(v) for size, v in distilled.items()}, left)
+        repeats = teacher_draws_per_example(config, examples_by_canvas, left)
         log.info("each teacher example will be drawn ~%.1f times in the %d steps left%s", repeats, left,
                  " (a larger file would repeat less)" if repeats > MANY_TEACHER_DRAWS else "")
     train = TrainingSources(train_files, edit_pairs("edits_train.jsonl"), distilled)
