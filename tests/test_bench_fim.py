@@ -4,9 +4,13 @@ from __future__ import annotations
 
 import gzip
 import json
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 from lsp_server.bench.fim import (
+    TEST_RUNNER,
     CaseResult,
     FimCase,
     FimReport,
@@ -115,6 +119,17 @@ def test_a_wrong_program_fails_its_tests() -> None:
 
 def test_a_program_that_hangs_fails_at_the_timeout() -> None:
     assert not run_program("while True:\n    pass\n", timeout=0.5)
+
+
+def test_a_hanging_program_stops_itself_without_the_timeout(tmp_path: Path) -> None:
+    # As when the bench is killed mid-test: nothing waits to kill the child, so its own
+    # CPU limit must end it.
+    path = tmp_path / "program.py"
+    path.write_text("while True:\n    pass\n")
+    started = time.monotonic()
+    done = subprocess.run([sys.executable, "-I", "-c", TEST_RUNNER, str(path), "1"], timeout=60, check=False)
+    assert done.returncode != 0
+    assert time.monotonic() - started < 30
 
 
 def test_load_cases_reads_gzipped_jsonl_up_to_the_limit(tmp_path: Path) -> None:

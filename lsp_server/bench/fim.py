@@ -41,10 +41,12 @@ log = logging.getLogger("redraft.bench.fim")
 AUTOMATIC = 2  # InlineCompletionTriggerKind.Automatic
 INVOKED = 1  # the user asked (a key): up to 3 items, the Automatic answer first; item 0 is applied
 _NEWLINE = re.compile(r"\r\n|\r|\n")  # the line breaks LSP recognises
-# Caps a test run's address space: a runaway candidate must not starve the machine.
-_RUNNER = (
+# Caps a test run's address space and CPU seconds (argv[2]): a runaway candidate must not
+# starve the machine, nor outlive a bench that was killed while it ran (the timeout dies with it).
+TEST_RUNNER = (
     "import resource, runpy, sys; lim = 2 << 30; resource.setrlimit(resource.RLIMIT_AS, (lim, lim)); "
-    "sys.argv = sys.argv[1:]; runpy.run_path(sys.argv[0], run_name='__main__')"
+    "cpu = int(sys.argv[2]); resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu)); "
+    "sys.argv = sys.argv[1:2]; runpy.run_path(sys.argv[0], run_name='__main__')"
 )
 
 
@@ -197,7 +199,7 @@ def run_program(source: str, timeout: float = 10.0) -> bool:
         path.write_text(source, encoding="utf-8")
         try:
             done = subprocess.run(
-                [sys.executable, "-I", "-c", _RUNNER, str(path)],
+                [sys.executable, "-I", "-c", TEST_RUNNER, str(path), str(math.ceil(timeout) + 1)],
                 cwd=folder, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                 timeout=timeout, check=False,
             )
