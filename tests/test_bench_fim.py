@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import signal
 import subprocess
 import sys
 import time
@@ -128,7 +129,8 @@ def test_a_hanging_program_stops_itself_without_the_timeout(tmp_path: Path) -> N
     path.write_text("while True:\n    pass\n")
     started = time.monotonic()
     done = subprocess.run([sys.executable, "-I", "-c", TEST_RUNNER, str(path), "1"], timeout=60, check=False)
-    assert done.returncode != 0
+    # The CPU limit's signals (the kernel sends SIGKILL at the hard limit), not an error in the runner.
+    assert done.returncode in (-signal.SIGXCPU, -signal.SIGKILL)
     assert time.monotonic() - started < 30
 
 
