@@ -6,12 +6,10 @@ import gzip
 import json
 import signal
 import subprocess
-import sys
 import time
 from pathlib import Path
 
 from lsp_server.bench.fim import (
-    TEST_RUNNER,
     CaseResult,
     FimCase,
     FimReport,
@@ -24,6 +22,7 @@ from lsp_server.bench.fim import (
     offset_to_position,
     percentile,
     position_to_offset,
+    program_command,
     program_with_tests,
     run_program,
 )
@@ -128,7 +127,7 @@ def test_a_hanging_program_stops_itself_without_the_timeout(tmp_path: Path) -> N
     path = tmp_path / "program.py"
     path.write_text("while True:\n    pass\n")
     started = time.monotonic()
-    done = subprocess.run([sys.executable, "-I", "-c", TEST_RUNNER, str(path), "1"], timeout=60, check=False)
+    done = subprocess.run(program_command(path, cpu_seconds=1), timeout=60, check=False)
     # The CPU limit's signals (the kernel sends SIGKILL at the hard limit), not an error in the runner.
     assert done.returncode in (-signal.SIGXCPU, -signal.SIGKILL)
     assert time.monotonic() - started < 30

@@ -43,7 +43,7 @@ INVOKED = 1  # the user asked (a key): up to 3 items, the Automatic answer first
 _NEWLINE = re.compile(r"\r\n|\r|\n")  # the line breaks LSP recognises
 # Caps a test run's address space and CPU seconds (argv[2]): a runaway candidate must not
 # starve the machine, nor outlive a bench that was killed while it ran (the timeout dies with it).
-TEST_RUNNER = (
+_RUNNER = (
     "import resource, runpy, sys; lim = 2 << 30; resource.setrlimit(resource.RLIMIT_AS, (lim, lim)); "
     "cpu = int(sys.argv[2]); resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu)); "
     "sys.argv = sys.argv[1:2]; runpy.run_path(sys.argv[0], run_name='__main__')"
@@ -192,6 +192,11 @@ def program_with_tests(program: str, case: FimCase) -> str:
     return program + "\n" + case.test + f"\ncheck({case.entry_point})\n"
 
 
+def program_command(path: Path, cpu_seconds: int) -> list[str]:
+    """The command that runs the program at ``path`` in an isolated interpreter, capped."""
+    return [sys.executable, "-I", "-c", _RUNNER, str(path), str(cpu_seconds)]
+
+
 def run_program(source: str, timeout: float = 10.0) -> bool:
     """Whether ``source`` exits with code 0 in an isolated interpreter within ``timeout``."""
     with tempfile.TemporaryDirectory(prefix="redraft-fim-") as folder:
@@ -199,7 +204,7 @@ def run_program(source: str, timeout: float = 10.0) -> bool:
         path.write_text(source, encoding="utf-8")
         try:
             done = subprocess.run(
-                [sys.executable, "-I", "-c", TEST_RUNNER, str(path), str(math.ceil(timeout) + 1)],
+                program_command(path, math.ceil(timeout) + 1),
                 cwd=folder, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                 timeout=timeout, check=False,
             )
