@@ -106,6 +106,15 @@ def build_parser() -> argparse.ArgumentParser:
     corpus = commands.add_parser("corpus", help="index the built corpus: packages, versions, licences, sizes")
     corpus.add_argument("--work-dir", type=Path, default=DEFAULT_WORK_DIR, help="where `redraft train` built it")
 
+    heldout = commands.add_parser(
+        "heldout", help="build a benchmark set from pinned packages in no corpus (spans for `bench fim --dev`)")
+    heldout.add_argument("out", type=Path, help="folder to write files.jsonl, src/ and the sdists into")
+    heldout.add_argument("requirements", nargs="+", metavar="NAME==VERSION",
+                         help="pinned sdists; none may be in the corpus, the dev set or the hidden evaluation")
+    heldout.add_argument("--max-files-per-package", type=int,
+                         help="draw at most this many usable files of each package (default: all)")
+    heldout.add_argument("--seed", type=int, default=0, help="which files are drawn (default 0)")
+
     phrases = commands.add_parser(
         "phrases", help="build the corpus phrase table (line continuations from the training code) into a model")
     phrases.add_argument("--work-dir", type=Path, default=DEFAULT_WORK_DIR,
@@ -241,6 +250,8 @@ def main(argv: list[str] | None = None) -> int:
             return commands.distill(args)
         if args.command == "demo":
             return commands.demo(args)
+        if args.command == "heldout":
+            return commands.heldout(args)
         if args.command == "phrases":
             return commands.phrases(args)
         if args.command == "train":

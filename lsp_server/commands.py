@@ -313,6 +313,18 @@ def corpus(args: argparse.Namespace) -> int:
     return 0
 
 
+def heldout(args: argparse.Namespace) -> int:
+    """Build a set of packages in no corpus and print what it holds."""
+    from model.heldout_set import FILES_NAME, build_heldout_set, format_counts
+
+    if args.max_files_per_package is not None and args.max_files_per_package < 1:
+        raise ValueError("--max-files-per-package must be at least 1")
+    counts = build_heldout_set(args.requirements, args.out, args.max_files_per_package, args.seed)
+    print(format_counts(counts))
+    print(f"wrote {args.out / FILES_NAME} and {args.out / 'src'}")
+    return 0
+
+
 def phrases(args: argparse.Namespace) -> int:
     """``redraft phrases``: the corpus phrase table, written into a model folder."""
     from model.model_folder import SHIPPED_DIR
