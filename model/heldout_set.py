@@ -16,6 +16,8 @@ import random
 from dataclasses import dataclass
 from pathlib import Path
 
+from packaging.version import InvalidVersion, Version
+
 from model.corpus import (
     DEV_PACKAGES,
     EXCLUDED_NAMES,
@@ -26,6 +28,7 @@ from model.corpus import (
     package_name,
     pinned_packages,
     sdist_files,
+    sdist_metadata,
     sdist_package,
 )
 
@@ -56,6 +59,13 @@ def refuse_known_packages(requirements: list[str], pinned: list[str]) -> None:
             raise ValueError(f"{name} is in the training corpus (model/data/corpus_packages.txt)")
 
 
+def same_version(found: str, pinned: str) -> bool:
+    try:
+        return Version(found) == Version(pinned)
+    except InvalidVersion:
+        return found == pinned
+
+
 def usable_files(files: list[SourceFile]) -> list[SourceFile]:
     """The files the corpus would keep, and only those a source tree can hold safely."""
     return [f for f in files if not is_excluded_path(f.path) and looks_usable(f.text)
@@ -80,6 +90,14 @@ def build_heldout_set(requirements: list[str], out_dir: Path, max_files_per_pack
     missing = wanted - {sdist_package(p) for p in archives}
     if missing:
         raise RuntimeError(f"no sdist for {', '.join(sorted(missing))} (see the warnings above)")
+    # download_sdists keeps a package's archive whatever its version, so a folder used before
+    # could hold another release than the one pinned: the set would not be the one asked for.
+    pins = {package_name(req): req.split("==", 1)[1].strip() for req in requirements}
+    for archive in archives:
+        found = sdist_metadata(archive)[0]
+        if not same_version(found, pins[sdist_package(archive)]):
+            raise RuntimeError(f"{sdist_dir} holds {archive.name} (version {found}), not "
+                               f"{sdist_package(archive)}=={pins[sdist_package(archive)]}: use a new folder")
     counts, records = [], []
     for archive in archives:
         usable = usable_files(list(sdist_files(archive)))

@@ -74,3 +74,9 @@ def test_a_package_that_cannot_be_fetched_is_a_clear_error(tmp_path: Path, monke
     monkeypatch.setattr(corpus, "fetch_sdist", lambda requirement, dest: "no such release")
     assert main(["heldout", str(tmp_path / "set"), "no-such-package-here==0.1"]) == 1
     assert "no sdist for no-such-package-here" in capsys.readouterr().err
+
+
+def test_an_archive_of_another_version_already_in_the_folder_is_a_clear_error(tmp_path: Path) -> None:
+    write_sdist(tmp_path / "set" / "sdists", "small", "1.0", {"small/a.py": module(1)})
+    with pytest.raises(RuntimeError, match=r"small-1.0.tar.gz \(version 1.0\), not small==2.0"):
+        build_heldout_set(["small==2.0"], tmp_path / "set", pinned=[])
