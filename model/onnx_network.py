@@ -20,22 +20,39 @@ from model.serving import Cache, Room, new_room
 HIDDEN = np.float32(-np.inf)
 
 
+# Passes of at most this many rows (the beam search's, one row a beam) run on one thread:
+# at that size the second thread's hand-offs between ~300 small ops cost more than it
+# computes. Session 47, `redraft bench latency`, four runs each, alternating: p50 / p95
+# 18.4–19.3 / 41.7–51.6 ms against 20.2–21.1 / 55.9–56.8 with every pass on two threads,
+# and less CPU per keystroke (19–21 ms against 23–24), for ~29 MB more RSS (the weights of a
+# second session). The canvas's pass (~34 rows) and a cold context's stay on two threads.
+SMALL_PASS_ROWS = 8
+
+
+def _session_options(threads: int) -> onnxruntime.SessionOptions:
+    options = onnxruntime.SessionOptions()
+    options.intra_op_num_threads = threads
+    options.inter_op_num_threads = 1
+    options.log_severity_level = 3  # ORT's own warnings are not the user's business
+    # Hidden keys' scores are -inf, and their exponentials underflowed through denormal
+    # floats: with these flushed to zero the attention's softmax ran ~9x faster here.
+    options.add_session_config_entry("session.set_denormal_as_zero", "1")
+    # Between passes the pool threads sleep rather than spin: the server shares two cores
+    # with the editor. Spinning answered faster (session 47: p50 16–17 ms) but burned 2.5×
+    # the CPU per keystroke, most of it spinning after the answer was sent (README).
+    options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+    return options
+
+
 class OrtNetwork:
     def __init__(self, config: NetworkConfig, weights: dict[str, np.ndarray], int8: bool = True,
                  threads: int = 2) -> None:
         self._config = config
-        options = onnxruntime.SessionOptions()
-        options.intra_op_num_threads = threads
-        options.inter_op_num_threads = 1
-        options.log_severity_level = 3  # ORT's own warnings are not the user's business
-        # Hidden keys' scores are -inf, and their exponentials underflowed through denormal
-        # floats: with these flushed to zero the attention's softmax ran ~9x faster here.
-        options.add_session_config_entry("session.set_denormal_as_zero", "1")
-        # Between passes the pool threads sleep rather than spin: the server shares two cores
-        # with the editor, and spinning made typing-bench p95 slower, not faster (README).
-        options.add_session_config_entry("session.intra_op.allow_spinning", "0")
         graph = build_pass_graph(config, weights, int8).SerializeToString()
-        self.session = onnxruntime.InferenceSession(graph, options, providers=["CPUExecutionProvider"])
+        self.session = onnxruntime.InferenceSession(graph, _session_options(threads),
+                                                    providers=["CPUExecutionProvider"])
+        self.small_pass_session = self.session if threads == 1 else onnxruntime.InferenceSession(
+            graph, _session_options(1), providers=["CPUExecutionProvider"])
         self._outputs = ["probabilities"] + [f"{kind}{i}" for i in range(config.n_layer) for kind in ("keys", "values")]
         self._rope = self._rope_table(ROPE_TABLE_POSITIONS)
 
@@ -57,7 +74,8 @@ class OrtNetwork:
                 "sin": self._rope[1], "bias": bias, "rows": rows.astype(np.int64, copy=False)}
         for i, (keys, values) in enumerate(past):
             feed[f"past_keys{i}"], feed[f"past_values{i}"] = keys, values
-        out = self.session.run(self._outputs, feed)
+        session = self.small_pass_session if len(ids) <= SMALL_PASS_ROWS else self.session
+        out = session.run(self._outputs, feed)
         return out[0], [(out[1 + 2 * i], out[2 + 2 * i]) for i in range(self.config.n_layer)]
 
     def _empty_past(self) -> Cache:

@@ -21,6 +21,10 @@ def test_typing_in_a_workspace_answers_every_keystroke_or_drops_it_for_the_next(
     assert report.errors == 0 and report.requests == typed and len(report.latencies_ms) >= 1
     assert report.cold_start_ms > 0 and "cold start to first answer" in format_latency(report, 20.0)
     assert report.threshold == ServerOptions().confidence_threshold  # what users get, unless told otherwise
+    # The server worked while the user typed, and rests once they stop: a second of quiet
+    # costs it far less than a second of CPU (a busy loop would cost one or two).
+    assert report.typing_cpu_s > 0 and 0 <= report.idle_cpu_s < 0.5
+    assert "server CPU while typing" in format_latency(report, 20.0)
 
 
 def test_the_threshold_reaches_the_server_and_the_table(tmp_path: Path) -> None:

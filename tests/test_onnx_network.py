@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 import torch
 
+from model import onnx_network
 from model.architecture import NetworkConfig, weight_shapes
 from model.model_folder import SHIPPED_DIR
 from model.network import DiffusionEditor
@@ -71,15 +72,51 @@ def test_the_pass_that_encodes_the_context_also_gives_the_head_s_distribution_at
     assert cached.head is None
 
 
-def test_the_onnx_session_flushes_denormals_and_its_threads_sleep_between_passes() -> None:
+def test_the_onnx_sessions_flush_denormals_and_their_threads_sleep_between_passes() -> None:
     # Hidden keys score -inf: their exponentials went through denormal floats, and the
     # attention's softmax was ~9x slower for it (README, session 28). Spinning pool threads
-    # made the typing bench's p95 slower (session 29). The first test above checks answers
-    # with these settings; this one that they stay set.
-    _, ort = tiny_pair()
-    options = ort.session.get_session_options()
-    assert options.get_session_config_entry("session.set_denormal_as_zero") == "1"
-    assert options.get_session_config_entry("session.intra_op.allow_spinning") == "0"
+    # burned 2.5x the CPU per keystroke (session 47). The first test above checks answers
+    # with these settings; this one that they stay set, in both sessions.
+    torch_network, _ = tiny_pair()
+    weights = {name: tensor.detach().numpy() for name, tensor in torch_network.editor.state_dict().items()}
+    ort = OrtNetwork(torch_network.config, weights, int8=True, threads=2)
+    for session, threads in ((ort.session, "2"), (ort.small_pass_session, "1")):
+        options = session.get_session_options()
+        assert options.get_session_config_entry("session.set_denormal_as_zero") == "1"
+        assert options.get_session_config_entry("session.intra_op.allow_spinning") == "0"
+        assert str(options.intra_op_num_threads) == threads
+
+
+class _RecordedSession:
+    """An ONNX Runtime session that notes its name in ``used`` on every run."""
+
+    def __init__(self, session: object, name: str, used: list[str]) -> None:
+        self.session, self.name, self.used = session, name, used
+
+    def run(self, *args: object) -> object:
+        self.used.append(self.name)
+        return self.session.run(*args)  # type: ignore[attr-defined]
+
+
+def test_small_passes_run_on_one_thread_and_compute_what_two_threads_do(monkeypatch: pytest.MonkeyPatch) -> None:
+    torch_network, _ = tiny_pair()
+    weights = {name: tensor.detach().numpy() for name, tensor in torch_network.editor.state_dict().items()}
+    ort = OrtNetwork(torch_network.config, weights, int8=True, threads=2)
+    used: list[str] = []
+    for name in ("session", "small_pass_session"):
+        monkeypatch.setattr(ort, name, _RecordedSession(getattr(ort, name), name, used))
+    rng = np.random.default_rng(3)
+    context, beams = rng.integers(0, 256, 20), rng.integers(0, 256, onnx_network.SMALL_PASS_ROWS)
+
+    def beam_pass() -> np.ndarray:
+        room = ort.make_room(ort.encode_context(context), len(beams))
+        return ort.next_tokens(beams, room, 20, 20, np.ones((len(beams), 20), dtype=bool))
+
+    one_thread = beam_pass()
+    assert used == ["session", "small_pass_session"]  # 20 context rows on two threads, 8 beams on one
+    monkeypatch.setattr(onnx_network, "SMALL_PASS_ROWS", 0)
+    np.testing.assert_array_equal(beam_pass(), one_thread)
+    assert used[2:] == ["session", "session"]
 
 
 def test_next_tokens_extends_each_beam_as_one_causal_pass_of_its_own_tokens() -> None:

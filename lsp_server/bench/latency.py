@@ -9,11 +9,16 @@ counts as dropped. Latency is measured on answered requests (a null answer is an
 The server runs at the confidence threshold users get unless told otherwise: below it the
 server stops refining candidates that can't be shown, so threshold 0 (every candidate
 scored in full) is the slowest setting, not the served one.
+
+It also reports the server's CPU time: per keystroke while typing, and over a quiet
+second after the last one (``IDLE_CHECK_S``), since a fast answer bought by keeping the
+editor's cores busy is no gift to the user.
 """
 
 from __future__ import annotations
 
 import asyncio
+import os
 import random
 import time
 from collections.abc import Sequence
@@ -26,6 +31,7 @@ from lsp_server.bench.lsp_client import LspClient, LspError
 from lsp_server.options import ServerOptions
 
 MIN_CONTEXT_CHARS = 1_000
+IDLE_CHECK_S = 1.0  # how long the server's CPU is watched once typing stops
 
 
 @dataclass
@@ -37,6 +43,8 @@ class LatencyReport:
     cold_start_ms: float = 0.0
     rss_start_mb: float = 0.0
     rss_end_mb: float = 0.0
+    typing_cpu_s: float = 0.0  # the server's CPU time from the first keystroke to the last answer
+    idle_cpu_s: float = 0.0  # … and over IDLE_CHECK_S after it
     threshold: float = ServerOptions.confidence_threshold  # confidenceThreshold sent to the server
 
     @property
@@ -53,6 +61,15 @@ def rss_mb(pid: int) -> float:
     except OSError:
         pass
     return 0.0
+
+
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time of a process and all its threads, from /proc (Linux; 0 elsewhere)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except (OSError, IndexError):
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")  # utime, stime in ticks
 
 
 def typing_spots(files: Sequence[Path], lines_per_file: int, seed: int) -> list[tuple[Path, str, int, int]]:
@@ -143,12 +160,17 @@ async def _run(files: Sequence[Path], lines_per_file: int, interval_ms: float, c
         await client.did_close("file:///bench/cold.py")
         pid = client.pid
         report.rss_start_mb = rss_mb(pid)
+        cpu_start = cpu_seconds(pid)
         version = 1
         for n, (path, text, start, end) in enumerate(spots):
             # In a workspace, each document is its file (which the server must not copy from).
             uri = path.absolute().as_uri() if workspace else f"file:///bench/typing-{n}.py"
             version = await _type_line(client, uri, text, start, end, interval_ms / 1000, report, version)
         report.rss_end_mb = rss_mb(pid)
+        typed = cpu_seconds(pid)
+        report.typing_cpu_s = typed - cpu_start
+        await asyncio.sleep(IDLE_CHECK_S)
+        report.idle_cpu_s = cpu_seconds(pid) - typed
     return report
 
 
@@ -174,6 +196,10 @@ def format_latency(report: LatencyReport, interval_ms: float) -> str:
          " / ".join(f"{percentile(answered, q):.1f}" for q in (50, 95, 99)) + " ms" if answered else "n/a"),
         ("cold start to first answer", f"{report.cold_start_ms:.0f} ms"),
         ("server RSS start → end", f"{report.rss_start_mb:.0f} → {report.rss_end_mb:.0f} MB"),
+        ("server CPU while typing",
+         f"{report.typing_cpu_s * 1000 / max(1, report.requests):.1f} ms per keystroke "
+         f"({report.typing_cpu_s * 1000 / max(1, report.requests) / interval_ms:.0%} of a core)"),
+        (f"server CPU in the {IDLE_CHECK_S:g} s after", f"{report.idle_cpu_s * 1000:.0f} ms"),
     ]
     width = max(len(name) for name, _ in rows)
     return "\n".join(f"{name:<{width}}  {value}" for name, value in rows)
