@@ -80,3 +80,13 @@ def test_an_archive_of_another_version_already_in_the_folder_is_a_clear_error(tm
     write_sdist(tmp_path / "set" / "sdists", "small", "1.0", {"small/a.py": module(1)})
     with pytest.raises(RuntimeError, match=r"small-1.0.tar.gz \(version 1.0\), not small==2.0"):
         build_heldout_set(["small==2.0"], tmp_path / "set", pinned=[])
+
+
+def test_archive_paths_that_climb_out_or_are_absolute_are_not_written(tmp_path: Path) -> None:
+    write_sdist(tmp_path / "set" / "sdists", "small", "1.0", {
+        "small/a.py": module(1), "../../escaped.py": module(2), "/abs/rooted.py": module(3)})
+    counts = build_heldout_set(["small==1.0"], tmp_path / "set", pinned=[])
+    assert [(c.package, c.usable, c.kept) for c in counts] == [("small", 1, 1)]
+    assert [r["path"] for r in read_set(tmp_path / "set")] == ["small/a.py"]
+    written = sorted(p.relative_to(tmp_path).as_posix() for p in tmp_path.rglob("*.py"))
+    assert written == ["set/src/small/small/a.py"]
