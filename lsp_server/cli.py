@@ -192,6 +192,9 @@ def build_parser() -> argparse.ArgumentParser:
     latency.add_argument("--threshold", type=float, default=ServerOptions.confidence_threshold,
                          help="confidenceThreshold sent to the server (default: the server's; 0 scores every "
                               "candidate in full, the slowest setting)")
+    latency.add_argument("--runs", type=int, default=1,
+                         help="replay the typing this many times, each against a new server, and pool them "
+                              "(one run's p95 moves by several ms on a busy 2-core machine)")
     nextedit = suites.add_parser("nextedit", help="real hunks replayed through the real server")
     nextedit.add_argument("--data", type=Path, required=True, help="jsonl of {path, old, new} file pairs")
     nextedit.add_argument("--limit", type=int, help="first N file pairs only")

@@ -3,7 +3,10 @@
 import sys
 from pathlib import Path
 
-from lsp_server.bench.latency import format_latency, run_latency_bench, typing_spots
+import pytest
+
+from lsp_server.bench.latency import LatencyReport, format_latency, pooled, run_latency_bench, typing_spots
+from lsp_server.cli import main
 from lsp_server.options import ServerOptions
 
 SERVER = [sys.executable, "-m", "lsp_server", "serve"]
@@ -34,3 +37,26 @@ def test_the_threshold_reaches_the_server_and_the_table(tmp_path: Path) -> None:
     report = run_latency_bench([module], 1, 20.0, SERVER, threshold=1.0)  # no confidence reaches 1
     assert report.errors == 0 and report.latencies_ms and report.shown == 0
     assert ["confidence", "threshold", "1"] in [row.split() for row in format_latency(report, 20.0).splitlines()]
+
+
+def test_runs_are_pooled_request_by_request_and_each_runs_figures_stay_in_the_table() -> None:
+    first = LatencyReport(latencies_ms=[10.0, 20.0], shown=1, dropped=1, cold_start_ms=900.0, rss_start_mb=190,
+                          rss_end_mb=200, typing_cpu_s=0.06, idle_cpu_s=0.0)
+    second = LatencyReport(latencies_ms=[30.0, 40.0, 50.0], shown=2, errors=1, cold_start_ms=1500.0,
+                           rss_start_mb=185, rss_end_mb=210, typing_cpu_s=0.04, idle_cpu_s=0.01)
+    third = LatencyReport(latencies_ms=[60.0], cold_start_ms=1000.0, rss_start_mb=195, rss_end_mb=205)
+    report = pooled([first, second, third])
+    assert report.latencies_ms == [10.0, 20.0, 30.0, 40.0, 50.0, 60.0]
+    assert (report.shown, report.dropped, report.errors, report.requests) == (3, 1, 1, 8)
+    assert report.cold_start_ms == 1000.0  # the median run's
+    assert (report.rss_start_mb, report.rss_end_mb, report.idle_cpu_s) == (185, 210, 0.01)
+    assert abs(report.typing_cpu_s - 0.1) < 1e-9
+    table = format_latency(report, 100.0)
+    assert "15.0 / 19.5, 40.0 / 49.0, 60.0 / 60.0 ms" in table and "(median)" in table
+    assert "12.5 ms per keystroke (12% of a core)" in table  # 100 ms of CPU over 8 keystrokes
+    assert pooled([first]) is first
+
+
+def test_the_command_refuses_fewer_than_one_run(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["bench", "latency", "--runs", "0"]) == 1
+    assert "runs must be at least 1" in capsys.readouterr().err
