@@ -13,11 +13,11 @@ from model.serving import ServingNetwork, load_served_model, new_room
 from model.torch_serving import TorchServing
 
 
-def tiny_pair(int8: bool = False) -> tuple[TorchServing, OrtNetwork]:
+def tiny_pair(int8: bool = False, threads: int = 1) -> tuple[TorchServing, OrtNetwork]:
     torch.manual_seed(0)  # the sizes of test_int8.py, whose int8 tolerances this file shares
     network = DiffusionEditor(NetworkConfig(vocab_size=256, n_layer=2, n_head=2, d_model=64, mlp_hidden=96)).eval()
     weights = {name: tensor.detach().numpy() for name, tensor in network.state_dict().items()}
-    return TorchServing(network), OrtNetwork(network.config, weights, int8=int8, threads=1)
+    return TorchServing(network), OrtNetwork(network.config, weights, int8=int8, threads=threads)
 
 
 def test_every_serving_entry_point_matches_the_torch_network() -> None:
@@ -77,9 +77,7 @@ def test_the_onnx_sessions_flush_denormals_and_their_threads_sleep_between_passe
     # attention's softmax was ~9x slower for it (README, session 28). Spinning pool threads
     # burned 2.5x the CPU per keystroke (session 47). The first test above checks answers
     # with these settings; this one that they stay set, in both sessions.
-    torch_network, _ = tiny_pair()
-    weights = {name: tensor.detach().numpy() for name, tensor in torch_network.editor.state_dict().items()}
-    ort = OrtNetwork(torch_network.config, weights, int8=True, threads=2)
+    _, ort = tiny_pair(int8=True, threads=2)
     for session, threads in ((ort.session, "2"), (ort.small_pass_session, "1")):
         options = session.get_session_options()
         assert options.get_session_config_entry("session.set_denormal_as_zero") == "1"
@@ -99,9 +97,7 @@ class _RecordedSession:
 
 
 def test_small_passes_run_on_one_thread_and_compute_what_two_threads_do(monkeypatch: pytest.MonkeyPatch) -> None:
-    torch_network, _ = tiny_pair()
-    weights = {name: tensor.detach().numpy() for name, tensor in torch_network.editor.state_dict().items()}
-    ort = OrtNetwork(torch_network.config, weights, int8=True, threads=2)
+    _, ort = tiny_pair(int8=True, threads=2)
     used: list[str] = []
     for name in ("session", "small_pass_session"):
         monkeypatch.setattr(ort, name, _RecordedSession(getattr(ort, name), name, used))
