@@ -2,10 +2,11 @@
 
 Features of one decoded candidate (all cheap, all from the sampler or the text):
 mean and minimum log-probability at commit, length in tokens, steps per token, whether
-the probability of ending was high, and whether the top-level statement around the cursor
-still parses as Python when it parsed without the candidate (the statement, not the file:
-parsing a 20 KB file on every keystroke cost ~4 ms). Fitted on held-out code, so that a threshold on the
-confidence means a precision. Stored in the model folder's config.json.
+the probability of ending was high, and whether the statement around the cursor (top-level,
+or in a class the statement of its body: a method) still parses as Python when it parsed
+without the candidate (the statement, not the file: parsing a 20 KB file on every keystroke
+cost ~4 ms). Fitted on held-out code, so that a threshold on the confidence means a precision.
+Stored in the model folder's config.json.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ import re
 import tokenize
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import cached_property
+from functools import cached_property, lru_cache
 
 import numpy as np
 
@@ -36,42 +37,146 @@ def parses(text: str) -> bool:
     return True
 
 
-# A line that starts a top-level statement: code at column 0, not a closing bracket, and
-# not a clause that continues the statement above (``else:``, ``except …:``).
-_TOP_LEVEL_LINE = re.compile(r"\n(?=[^\s#)\]}])(?!(?:else|elif|except|finally)\b)")
 MAX_PARSED_CHARS = 20_000  # a longer statement around the cursor is not parsed (~4 ms at this size)
-
-
 _DEFINITION = ("def ", "class ", "async ", "@")  # what a decorator decorates, or another decorator
-_DEFINED = re.compile(r"^(?:def|class|async)\b", re.MULTILINE)
+# Written above a statement cut from a class body, whose lines are indented: Python parses
+# an indented block only under a header.
+_BLOCK_HEADER = "if True:\n"
 
 
-def _statement_start(prefix: str, before: int) -> int:
-    """Where the newline before the last top-level line that starts before ``before`` is;
-    -1 for the text's start."""
-    while (before := prefix.rfind("\n", 0, before)) >= 0 and not _TOP_LEVEL_LINE.match(prefix, before):
-        pass
-    return before
+_QUOTES = ('"""', "'''")
 
 
-def statement_around(prefix: str, suffix: str) -> tuple[str, str]:
-    """The parts of the top-level statement (def, class, assignment…) around the cursor
-    that lie before and after it: from the last line before the cursor that starts at
-    column 0 to the next one after it, a decorated definition with its decorators."""
-    start = _statement_start(prefix, len(prefix))
-    while start >= 0 and prefix.startswith(_DEFINITION, start + 1):
-        above = _statement_start(prefix, start)
-        if not prefix.startswith("@", above + 1):
+def _open_strings(text: str, start: int, end: int) -> tuple[int, ...]:
+    """How many of each triple quote ``text[start:end]`` holds, modulo 2: a line after an
+    odd count lies inside a docstring (or another long string), whose lines look like code."""
+    return tuple(text.count(quotes, start, end) % 2 for quotes in _QUOTES)
+
+
+@dataclass(frozen=True)
+class _Level:
+    """Statements at one indentation (in characters, spaces or tabs): 0 for the file's top
+    level, a class body's for its methods and attributes."""
+
+    indent: int
+
+    @cached_property
+    def starts(self) -> re.Pattern[str]:
+        """A line that starts a statement at this indentation: code there, not a closing
+        bracket, and not a clause that continues the statement above (``else:``)."""
+        return re.compile(rf"\n[ \t]{{{self.indent}}}(?=[^\s#)\]}}])(?!(?:else|elif|except|finally)\b)")
+
+    @cached_property
+    def ends(self) -> re.Pattern[str]:
+        """A line that ends a statement at this indentation: one that starts another there,
+        or code further out (the class body is over)."""
+        return re.compile(rf"\n(?=[ \t]{{0,{self.indent}}}[^\s#)\]}}])"
+                          rf"(?![ \t]{{{self.indent}}}(?:else|elif|except|finally)\b)")
+
+    @cached_property
+    def defined(self) -> re.Pattern[str]:
+        """The line a decorator decorates."""
+        return re.compile(rf"^[ \t]{{{self.indent}}}(?:def|class|async)\b", re.MULTILINE)
+
+    def opens(self, text: str, at: int, words: tuple[str, ...] | str) -> bool:
+        """Whether the line starting at ``at`` is at this indentation and begins with one of ``words``."""
+        return text.startswith(words, at + self.indent) and not text[at:at + self.indent].strip(" \t")
+
+    def statement_start(self, text: str, before: int, floor: int) -> int:
+        """Where the newline before the last line that starts a statement here is, between
+        ``floor`` and ``before``; -1 if there is none. In a class body (``floor``, the
+        newline that ends its header, > 0), a line inside a long string does not count."""
+        while (before := text.rfind("\n", floor, before)) >= 0:
+            if self.starts.match(text, before) and not (floor and any(_open_strings(text, floor, before))):
+                return before
+        return -1
+
+
+@lru_cache(maxsize=16)
+def _level(indent: int) -> _Level:
+    return _Level(indent)  # one per indentation, its patterns compiled once
+
+
+_TOP_LEVEL = _level(0)
+
+
+def _statement_at(level: _Level, prefix: str, suffix: str, floor: int = 0) -> tuple[str, str] | None:
+    """The parts before and after the cursor of the statement at ``level`` around it, a
+    decorated definition with its decorators. ``floor``: in a class body, the newline that
+    ends the class's header in ``prefix``; None when no line after it starts a statement."""
+    start = level.statement_start(prefix, len(prefix), floor)
+    if start < 0 and floor:
+        return None
+    while start >= 0 and level.opens(prefix, start + 1, _DEFINITION):
+        above = level.statement_start(prefix, start, floor)
+        if not level.opens(prefix, above + 1, "@"):
             break
         start = above
     before = prefix[start + 1:] if start >= 0 else prefix
-    decorated = before.startswith("@") and _DEFINED.search(before) is None  # its definition is still to come
-    for end in _TOP_LEVEL_LINE.finditer(suffix):
-        if decorated and suffix.startswith(_DEFINITION, end.start() + 1):
-            decorated = suffix.startswith("@", end.start() + 1)
+    decorated = level.opens(before, 0, "@") and level.defined.search(before) is None  # its definition is still to come
+    open_before = _open_strings(prefix, floor, len(prefix)) if floor else None
+    for end in level.ends.finditer(suffix):
+        if open_before is not None and any(
+                (a + b) % 2 for a, b in zip(open_before, _open_strings(suffix, 0, end.start()), strict=True)):
+            continue
+        if decorated and level.opens(suffix, end.start() + 1, _DEFINITION):
+            decorated = level.opens(suffix, end.start() + 1, "@")
             continue
         return before, suffix[:end.start() + 1]
     return before, suffix
+
+
+def _header_end(text: str, start: int) -> int | None:
+    """The index of the newline that ends the header starting at ``start`` (over several
+    lines when its brackets do), or None when ``text`` ends first."""
+    try:
+        for token in tokenize.generate_tokens(io.StringIO(text[start:]).readline):
+            if token.type == tokenize.NEWLINE:
+                row, column = token.start
+                line_start = start
+                for _ in range(row - 1):
+                    line_start = text.index("\n", line_start) + 1
+                return line_start + column if text.startswith("\n", line_start + column) else None
+    except (tokenize.TokenError, SyntaxError):
+        pass
+    return None
+
+
+_FIRST_CODE_LINE = re.compile(r"\n([ \t]*)[^\s#]")
+
+
+def _class_body(level: _Level, before: str) -> tuple[_Level, int] | None:
+    """When the statement at ``level`` whose part before the cursor is ``before`` is a class
+    (decorated or not) and the cursor is past its header: the body's level (the indentation
+    of its first line of code, as Python reads it) and the newline that ends the header."""
+    found = level.defined.search(before)
+    keyword = found.start() + level.indent if found else -1
+    if found is None or not before.startswith("class", keyword) \
+            or not (level.opens(before, 0, "class") or level.opens(before, 0, "@")):
+        return None
+    floor = _header_end(before, keyword)
+    first = _FIRST_CODE_LINE.search(before, floor) if floor is not None else None
+    if floor is None or first is None or len(first.group(1)) <= level.indent:
+        return None
+    return _level(len(first.group(1))), floor
+
+
+def statement_around(prefix: str, suffix: str) -> tuple[str, str]:
+    """The parts of the statement around the cursor that lie before and after it: the
+    top-level statement (def, class, assignment…) from the last line before the cursor that
+    starts at column 0 to the next one after it, a decorated definition with its decorators.
+    In a class, the statement of the class body around the cursor instead (a method, with a
+    header above it so that it parses alone): a class can be thousands of lines, too long to
+    parse on every keystroke, and an unfinished method elsewhere in it says nothing of the
+    cursor's."""
+    parts = _statement_at(_TOP_LEVEL, prefix, suffix)
+    assert parts is not None  # the top level always has one
+    level, nested = _TOP_LEVEL, False
+    while (body := _class_body(level, parts[0])) is not None \
+            and (inner := _statement_at(body[0], *parts, floor=body[1])) is not None:
+        level, parts, nested = body[0], inner, True
+    before, after = parts
+    return (_BLOCK_HEADER + before if nested else before), after
 
 
 UNKNOWN_PARSE = 0.5  # the "still parses" feature when it tells nothing
@@ -167,7 +272,7 @@ def joins_string_literals(prefix: str, middle: str, suffix: str) -> bool:
 
 
 class CursorStatement:
-    """The top-level statement around one cursor, found once for every candidate checked
+    """The statement around one cursor (``statement_around``), found once for every candidate checked
     against it (a request checks the network's candidates, a copied line and up to two
     continuations)."""
 

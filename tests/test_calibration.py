@@ -1,5 +1,8 @@
 import random
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from model.calibrate_fim import precision_curve, precision_table
 from model.calibration import FEATURE_NAMES, Calibrator, fit, parses
 
@@ -79,6 +82,34 @@ def test_a_decorated_definition_is_one_statement_with_its_decorators() -> None:
     assert before.startswith("@pytest.mark") and after.endswith("assert x\n")
 
 
+def test_in_a_class_the_method_around_the_cursor_is_parsed_alone() -> None:
+    from model.calibration import MAX_PARSED_CHARS, statement_around, statement_parses
+
+    methods = "".join(f"    def method_{n}(self):\n        return {n}\n\n" for n in range(MAX_PARSED_CHARS // 40))
+    prefix = f'class Box:\n    """A box.\n\n    size = 3\n    """\n\n{methods}'
+    prefix += "    def grow(self, by):\n        self.size += b"
+    suffix = "y\n        return self\n\n    def broken(self:\n        pass\n\n\nx = 1\n"
+    before, after = statement_around(prefix, suffix)
+    assert before.endswith("\n    def grow(self, by):\n        self.size += b") and len(before) < 100
+    assert after == "y\n        return self\n\n"
+    # Measured though the class is longer than the cap, and the method elsewhere that doesn't parse is not read.
+    assert statement_parses(prefix, "y", suffix[1:]) == 1.0 and statement_parses(prefix, "y)", suffix[1:]) == 0.0
+
+
+def test_a_class_body_starts_after_its_header_and_its_docstring_is_not_code() -> None:
+    from model.calibration import statement_around
+
+    header = "class Result(\n    Base[int],\n    ", "Other,\n):\n    x = 1\n"
+    assert statement_around(*header) == header  # the cursor in the header: the whole class
+    prefix = 'class A:\n    """Doc.\n\n    Text at the body\'s indentation.\n    """\n\n    # the options'
+    before, after = statement_around(prefix, "\n    x = 1\n\n    @property\n    def y(self):\n        pass\n")
+    # The docstring is one statement: no line of it starts another.
+    assert before == "if True:\n" + prefix[len("class A:\n"):] and after == "\n"
+    before, after = statement_around("class A:\n    @cached(\n        size=2",
+                                     ")\n    def f(self):\n        pass\n    z = 2\n")
+    assert before.endswith("    @cached(\n        size=2") and after == ")\n    def f(self):\n        pass\n"
+
+
 def test_nothing_is_parsed_in_a_docstring() -> None:
     from model.calibration import UNKNOWN_PARSE, statement_parses
 
@@ -136,3 +167,23 @@ def test_calibration_decodes_the_canvas_as_the_server_does_as_you_type() -> None
     assert (fitted_on.max_steps, fitted_on.canvas_size, fitted_on.threshold) == \
         (served.max_steps, served.canvas_size, served.sampler_threshold)
     assert not fitted_on.copy_lines and not fitted_on.left_to_right  # the network's own answer
+
+
+_LINES = ("class A:", "class B(\n    Base,\n):", "    def f(self):", "    @property", '    """Doc.', '    """',
+          "        return 1", "    x = (1,", "    )", "    else:", "    # note", "", "@dataclass", "def g():",
+          "        '''", "\tdef h(self):", "    class Inner:", "        def m(self):", "x = 1")
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(_LINES), max_size=25), st.data())
+def test_the_statement_around_the_cursor_is_a_slice_of_the_text_around_it(
+        lines: list[str], data: st.DataObject) -> None:
+    from model.calibration import statement_around
+
+    text = "\n".join(lines) + "\n"
+    cursor = data.draw(st.integers(0, len(text)))
+    prefix, suffix = text[:cursor], text[cursor:]
+    before, after = statement_around(prefix, suffix)
+    nested = before.removeprefix("if True:\n")  # a class body's statement, with its header
+    assert (prefix.endswith(before) or prefix.endswith(nested)) and suffix.startswith(after)
+    assert cursor == 0 or before or after  # never nothing around a cursor inside the text
