@@ -247,7 +247,7 @@ def ends_unlike_its_siblings(prefix: str, middle: str, suffix: str) -> bool:
     if above is not None and below is not None:
         return above.endswith(",") != ends_with_comma
     # A line that opens a docstring or a long string has prose below it, whose commas say nothing.
-    opens_string = any(line.count(quotes) % 2 for quotes in ('"""', "'''"))
+    opens_string = any(_open_strings(line, 0, len(line)))
     return above is None and below is not None and below.endswith(",") and not ends_with_comma \
         and not opens_string and _ITEM_END.search(line.rstrip()) is not None
 
@@ -291,7 +291,7 @@ class CursorStatement:
 
     @cached_property
     def _in_docstring(self) -> bool:
-        return any(self.prefix.count(quotes) % 2 for quotes in ('"""', "'''"))
+        return any(_open_strings(self.prefix, 0, len(self.prefix)))
 
     def still_parses(self, middle: str) -> float:
         """The network's ``parses`` feature: whether the statement still parses with
