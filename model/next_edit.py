@@ -1,6 +1,6 @@
 """Next-edit inference: which regions might change next, and the rewrite of each.
 
-Two sources, one ranking. First the edit patterns (``edit_patterns.py``): the newest change
+Two sources, one ranking. First the edit patterns (``edit_patterns/``): the newest change
 repeated exactly where it applies again (a rename, a call change, a twin line, a
 substitution). Then the network, for candidate lines no pattern covers. Every proposal's
 confidence is the precision its source reached on held-out real edits

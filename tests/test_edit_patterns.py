@@ -404,7 +404,7 @@ def test_optional_written_as_a_union_with_none_brings_the_builtins_too() -> None
 
 
 def test_unions_nest_and_a_plain_edit_is_no_modernisation() -> None:
-    from model.edit_patterns import _modernised
+    from model.edit_patterns.builtin_generics import _modernised
 
     names = {"Optional", "Union", "List", "Tuple"}
     assert _modernised("x: Optional[Union[int, List[Tuple[int, str]]]] = None", names) == \

@@ -1,0 +1,40 @@
+"""How the kinds read code: lines, tokens, indentation, function headers and argument
+lists."""
+
+from __future__ import annotations
+
+import re
+
+from model.formats import lsp_lines_with_ends
+
+_TOKEN = re.compile(r"[A-Za-z_]\w*|\d[\w.]*|\s+|.", re.DOTALL)
+FUNCTION_HEADER = re.compile(r"\s*(?:async\s+)?(?:def|function|fn|func)\b|.*\bfunction\s*\w*\s*\(|.*=>")
+
+
+def split_lines(text: str) -> list[str]:
+    # LSP's line rule: str.splitlines would also break at form feed, \x85, \u2028…, and a
+    # change to a line holding one would not line up with the document's lines.
+    return lsp_lines_with_ends(text)
+
+
+def tokens_of(text: str) -> list[str]:
+    return _TOKEN.findall(text)
+
+
+def indent_of(line: str) -> int:
+    return len(line) - len(line.lstrip(" \t"))
+
+
+def split_arguments(text: str) -> list[str]:
+    """Top-level comma-separated arguments, stripped."""
+    parts, depth, start = [], 0, 0
+    for i, ch in enumerate(text):
+        if ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            depth -= 1
+        elif ch == "," and depth == 0:
+            parts.append(text[start:i].strip())
+            start = i + 1
+    parts.append(text[start:].strip())
+    return [] if parts == [""] else parts
