@@ -1,0 +1,36 @@
+"""``redraft calibrate``: fit the model folder's confidence calibrators on held-out code."""
+
+from __future__ import annotations
+
+import argparse
+
+
+def calibrate(args: argparse.Namespace) -> int:
+    from model.calibrate_fim import calibrate as fit_calibration
+    from model.calibrate_fim import (
+        calibrate_continuation,
+        calibrate_copies,
+        calibrate_copy_check,
+        calibrate_int8,
+        calibrate_left_to_right,
+        calibrate_shown,
+    )
+    from model.calibrate_next_edit import calibrate_next_edit
+    from model.corpus import read_corpus
+    from model.model_folder import SHIPPED_DIR
+
+    model_dir = args.into or args.model or SHIPPED_DIR
+    dev_files = read_corpus(args.dev) if args.only != "next-edit" else []
+    if args.only in (None, "fim", "fim-copy"):  # first: the confidences below are the smoothed network's
+        print(calibrate_int8(model_dir, dev_files))
+    if args.only in (None, "fim"):
+        print(fit_calibration(model_dir, dev_files, args.cases, plot=args.plot))
+    if args.only in (None, "fim", "fim-copy"):
+        print(calibrate_copies(model_dir, dev_files))
+        print(calibrate_copy_check(model_dir, dev_files))
+        print(calibrate_continuation(model_dir, dev_files))
+        print(calibrate_left_to_right(model_dir, dev_files))
+        print(calibrate_shown(model_dir, dev_files))  # last: it maps the confidences fitted above
+    if args.only in (None, "next-edit"):  # the real edit pairs sit beside dev.jsonl
+        print(calibrate_next_edit(model_dir, args.dev.parent))
+    return 0

@@ -1,0 +1,51 @@
+"""The commands that build or index data from the corpus: ``redraft corpus``, ``heldout`` and
+``phrases``."""
+
+from __future__ import annotations
+
+import argparse
+
+
+def corpus(args: argparse.Namespace) -> int:
+    """Write ``corpus/packages.json`` for the built corpus and print it as a table."""
+    from model.corpus import package_table, write_package_index
+
+    corpus_dir = args.work_dir / "corpus"
+    if not (corpus_dir / "train.jsonl").is_file():
+        raise FileNotFoundError(f"no corpus in {corpus_dir}: `redraft train --work-dir {args.work_dir}` builds it")
+    print(package_table(write_package_index(corpus_dir, args.work_dir / "sdists")))
+    return 0
+
+
+def heldout(args: argparse.Namespace) -> int:
+    """Build a set of packages in no corpus and print what it holds."""
+    from model.heldout_set import FILES_NAME, build_heldout_set, format_counts
+
+    if args.max_files_per_package is not None and args.max_files_per_package < 1:
+        raise ValueError("--max-files-per-package must be at least 1")
+    counts = build_heldout_set(args.requirements, args.out, args.max_files_per_package, args.seed)
+    print(format_counts(counts))
+    print(f"wrote {args.out / FILES_NAME} and {args.out / 'src'}")
+    return 0
+
+
+def phrases(args: argparse.Namespace) -> int:
+    """``redraft phrases``: the corpus phrase table, written into a model folder."""
+    from model.model_folder import SHIPPED_DIR
+    from model.phrase_table import PHRASES_FILE, build_phrase_table
+    from model.pipeline import training_sample
+
+    corpus_dir = args.work_dir / "corpus"
+    if not (corpus_dir / "train.jsonl").is_file():
+        raise FileNotFoundError(f"no corpus in {corpus_dir}: `redraft train --work-dir {args.work_dir}` builds it")
+    model_dir = args.into or args.model or SHIPPED_DIR
+    if not model_dir.is_dir():
+        raise FileNotFoundError(f"no model folder {model_dir}")
+    sample = training_sample(corpus_dir, args.chars)
+    table = build_phrase_table(sample, args.min_count)
+    table.save(model_dir / PHRASES_FILE)
+    print(f"{len(table):,} runs of up to 6 tokens ({len(table.vocabulary):,} distinct tokens) from "
+          f"{sum(map(len, sample)) / 1e6:.1f} M characters of {corpus_dir / 'train.jsonl'} → "
+          f"{model_dir / PHRASES_FILE}\ncalibrate it with: redraft --model {model_dir} calibrate --dev "
+          f"{corpus_dir / 'dev.jsonl'} --only fim-copy")
+    return 0
