@@ -11,43 +11,22 @@ Stored in the model folder's config.json.
 
 from __future__ import annotations
 
-import ast
 import io
 import itertools
 import math
 import re
 import tokenize
-import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
 
 import numpy as np
 
+from model.candidate_parse import parses
 from model.sampler import Denoised
 from model.suffix_overlap import trim_suffix_overlap
 
 FEATURE_NAMES = ("mean_logp", "min_logp", "log_length", "steps_per_token", "end_logp", "parses")
-
-
-# Text parsed here is a candidate in place, often odd (`1if`); the warnings Python's parser
-# gives about it (SyntaxWarning, "invalid decimal literal") would only fill the editor's log.
-CANDIDATE_SOURCE = "<redraft-candidate>"
-
-
-def ignore_candidate_warnings() -> None:
-    """Drop the parser's warnings about candidates, and only those (matched by source name).
-
-    Process-wide, so the ``redraft`` command calls it once at start, beside logging's setup."""
-    warnings.filterwarnings("ignore", category=SyntaxWarning, module=re.escape(CANDIDATE_SOURCE))
-
-
-def parses(text: str) -> bool:
-    try:
-        ast.parse(text, filename=CANDIDATE_SOURCE)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return False
-    return True
 
 
 MAX_PARSED_CHARS = 20_000  # a longer statement around the cursor is not parsed (~4 ms at this size)

@@ -7,7 +7,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from model.calibrate_fim import precision_curve, precision_table
-from model.calibration import FEATURE_NAMES, Calibrator, fit, ignore_candidate_warnings, parses
+from model.calibration import FEATURE_NAMES, Calibrator, fit
+from model.candidate_parse import ignore_candidate_warnings, parses
 
 
 def test_the_calibrator_learns_that_confident_candidates_are_right() -> None:
