@@ -183,7 +183,7 @@ class Engine:
                 del self._jobs[key]
 
     def _execute(self, work: Callable[[_Models, Job], T], job: Job) -> T:
-        from model.inference import Cancelled
+        from model.completion_request import Cancelled
 
         self._load()
         if self._models is None:
@@ -203,7 +203,7 @@ class Engine:
         """FIM candidates for ``query``, best first."""
 
         def work(models: _Models, job: Job) -> list[ModelCandidate]:
-            from model.inference import CompletionRequest
+            from model.completion_request import CompletionRequest
 
             self._faults.check("fim")
             self._faults.stall("fim_stall", job.should_stop)

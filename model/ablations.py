@@ -31,11 +31,12 @@ from model.architecture import NetworkConfig
 from model.bench.decode import same_code
 from model.calibrate_fim import dev_cases
 from model.checkpoint import LoadedModel, load_model
+from model.completion_request import CompletionRequest
 from model.corpus import read_corpus
 from model.expand_delete import canvas_text, denoise_expand_delete
 from model.fim_examples import SpanKind
 from model.formats import canvas_targets, context_ids, middle_from_canvas
-from model.inference import CompletionRequest, FimCompleter
+from model.inference import FimCompleter
 from model.network import DiffusionEditor
 from model.sampler import SamplerSettings, denoise
 from model.tokenizer import CodeTokenizer

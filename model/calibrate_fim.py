@@ -17,12 +17,13 @@ import numpy as np
 
 from model.bench.decode import same_code
 from model.calibration import fit, statement_parses
+from model.completion_request import AS_YOU_TYPE_MAX_STEPS, CompletionRequest
 from model.copy_check import CHECK_FEATURES, CHECKED_KINDS, CONFIG_KEY
 from model.corpus import SourceFile
 from model.fim_examples import SPAN_MIX, SpanKind, choose_span
 from model.fim_patterns import COPY_KINDS, LineIndex, RelatedLines, copy_candidate
 from model.formats import ContextBudget, context_ids
-from model.inference import AS_YOU_TYPE_MAX_STEPS, CompletionRequest, FimCompleter, source_texts
+from model.inference import FimCompleter
 from model.int8_smoothing import CANVAS_SIZE, SCALE_CONTEXTS, fold, measure_scales, save_scales
 from model.left_to_right import CONFIG_KEY as LEFT_TO_RIGHT_KEY
 from model.left_to_right import FEATURE_NAMES as LEFT_TO_RIGHT_FEATURES
@@ -31,6 +32,7 @@ from model.line_continuation import CONTINUATION_FEATURES, LineContinuer
 from model.line_continuation import KIND as CONTINUED
 from model.model_folder import SCALES_FILE, read_folder, store_calibration
 from model.onnx_network import OrtNetwork
+from model.pattern_candidates import source_texts
 from model.phrase_table import CONFIG_KEY as PHRASE_KEY
 from model.phrase_table import KIND as PHRASE
 from model.phrase_table import PHRASE_FEATURES
@@ -174,7 +176,7 @@ def calibrate_copy_check(model_dir: Path, dev_files: list[SourceFile], seed: int
         copied = copy_candidate(prefix, suffix, related)
         if copied is None or copied.kind not in CHECKED_KINDS:
             continue
-        values = completer.copy_check_features(copied.text, copied.kind, completer.first_pass(prefix, suffix),
+        values = completer.patterns.copy_check_features(copied.text, copied.kind, completer.first_pass(prefix, suffix),
                                                statement_parses(prefix, copied.text, suffix))
         if values is not None:
             rows.append(values)
@@ -222,7 +224,7 @@ def calibrate_continuation(model_dir: Path, dev_files: list[SourceFile], seed: i
         network_text = completer.complete(network_alone(prefix, suffix))[0].text
         first_pass = completer.first_pass(prefix, suffix)
         for continuation in offered:
-            values = completer.continuation_features(continuation, first_pass, network_text, prefix, offered,
+            values = completer.patterns.continuation_features(continuation, first_pass, network_text, prefix, offered,
                                                      statement_parses(prefix, continuation.text, suffix))
             if values is not None:
                 rows, labels = cases[continuation.kind]
@@ -261,7 +263,7 @@ def calibrate_left_to_right(model_dir: Path, dev_files: list[SourceFile], seed: 
             continue
         written = lines[0]
         network_text = completer.complete(network_alone(prefix, suffix))[0].text
-        other_texts = source_texts(*completer.other_sources(CompletionRequest(prefix, suffix)))
+        other_texts = source_texts(*completer.patterns.other_sources(CompletionRequest(prefix, suffix)))
         rows.append(written.features(network_text, statement_parses(prefix, written.text, suffix), other_texts))
         labels.append(same_code(written.text, middle))
     return fit_half_and_report(model_dir, LEFT_TO_RIGHT_KEY, LEFT_TO_RIGHT_FEATURES, rows, labels,

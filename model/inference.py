@@ -1,96 +1,34 @@
-"""FIM completion with a loaded model: context → cache → denoised candidates.
+"""FIM completion with a loaded model: context → cache → denoised candidates, ranked
+with the candidates of copies and continuations (``pattern_candidates.py``) and the lines
+the next-token head writes (``written_ranking.py``).
 
-This is the one API the server (and ``redraft complete``/benchmarks) call.
+This is the one API the server (and ``redraft complete``/benchmarks) call; the request
+and its candidates are in ``completion_request.py``.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
-from functools import cached_property
+from dataclasses import replace
 
 import numpy as np
 
-from model.calibration import UNKNOWN_PARSE, Calibrator, CursorStatement, features, with_parse_check
-from model.copy_check import CHECK_FEATURES, CHECKED_KINDS, CONFIG_KEY, check_features
-from model.copy_check import STATEMENT_PARSES_AT as COPY_PARSES_AT
-from model.fim_patterns import COPY_KINDS, RelatedLines, copy_candidate
+from model.calibration import Calibrator, CursorStatement, features, with_parse_check
+from model.completion_request import MAX_CONFIDENCE, Cancelled, Candidate, CompletionRequest, merged
 from model.formats import ContextBudget, context_ids, middle_from_canvas
 from model.left_to_right import CONFIG_KEY as LEFT_TO_RIGHT_KEY
 from model.left_to_right import FEATURE_NAMES as LEFT_TO_RIGHT_FEATURES
 from model.left_to_right import KIND as LEFT_TO_RIGHT
-from model.left_to_right import PARSES as LEFT_TO_RIGHT_PARSES
-from model.left_to_right import LineRanking, Written, best_reachable, first_position, write_lines, written_after
-from model.line_continuation import CONFIG_KEY as CONTINUATION_KEY
-from model.line_continuation import CONTINUATION_FEATURES, Continuation, LineContinuer
-from model.line_continuation import KIND as CONTINUED
-from model.line_continuation import STATEMENT_PARSES_AT as CONTINUATION_PARSES_AT
-from model.phrase_table import CONFIG_KEY as PHRASE_KEY
-from model.phrase_table import KIND as PHRASE
-from model.phrase_table import PHRASE_FEATURES, phrase_features
-from model.sampler import CommitRule, Denoised, SamplerSettings, denoise
+from model.left_to_right import Written, first_position, write_lines, written_after
+from model.pattern_candidates import PatternCandidates, source_texts
+from model.sampler import Denoised, SamplerSettings, denoise
 from model.serving import Cache, Room, ServedModel
-from model.shown_calibration import CANVAS, COPY, ShownCalibration, source_of
+from model.shown_calibration import CANVAS, ShownCalibration, source_of
 from model.shown_calibration import CONFIG_KEY as SHOWN_KEY
 from model.suffix_overlap import repeats_the_document
+from model.written_ranking import ByConfidence, most_confident
 
-
-@dataclass(frozen=True)
-class Candidate:
-    text: str
-    confidence: float  # in [0, 1]; calibrated later, a probability-like score for now
-    steps: int  # denoising steps (forward passes over the canvas)
-    tokens: int  # committed tokens up to end-of-middle
-    trace: list[str] = field(default_factory=list)  # intermediate states, when asked for
-    features: list[float] = field(default_factory=list)  # what the calibrator reads
-    # The copied-line bucket (fim_patterns.py), line_continuation.KIND, phrase_table.KIND or
-    # left_to_right.KIND: where a candidate not denoised on the canvas came from.
-    copied: str = ""
-
-
-@dataclass(frozen=True)
-class CompletionRequest:
-    prefix: str
-    suffix: str
-    candidates: int = 1
-    canvas_size: int = 32
-    threshold: float = 0.9
-    max_steps: int = 32
-    rule: CommitRule = CommitRule.THRESHOLD
-    keep_trace: bool = False
-    length_first: bool = True  # decide where the middle ends in the first pass (sampler.py)
-    freeze_tail: bool = True  # passes after the end is placed stop at it (sampler.py)
-    # Also offer the rest of a line that starts like this one (fim_patterns.py) or, when
-    # there is none, the cursor's line continued as its last tokens continue elsewhere
-    # in the file (line_continuation.py) or in the training code (phrase_table.py).
-    copy_lines: bool = True
-    # Also offer the line written left to right by the next-token head (left_to_right.py),
-    # once calibrated.
-    left_to_right: bool = True
-    related: RelatedLines | None = None  # the workspace's other files, for copies the file can't give
-    # The server's threshold: then only which side of it a candidate falls matters, and
-    # the parse check (~1.6 ms a request) is skipped when it can't change what is shown.
-    # None (calibration, the CLI): every candidate's exact confidence is wanted.
-    min_confidence: float | None = None
-    # Python: a copy's or continuation's statement is parsed with it in place; other
-    # languages leave that feature unknown.
-    python: bool = True
-    # Drop a candidate that repeats a line the document has next to the cursor or a top-level
-    # definition (suffix_overlap.py), which may leave none; False: the network's answer as
-    # it is, always one (benchmarks and calibration of the network alone).
-    drop_repeats: bool = True
-
-
-class Cancelled(Exception):
-    """The caller asked to stop between denoising steps."""
-
-
-# Passes the server allows an as-you-type (Automatic) request: its ``automaticMaxSteps``
-# default (lsp_server/options.py). Calibration decodes this way too, so each calibrator is
-# fitted on features of the decode it scores when served.
-AS_YOU_TYPE_MAX_STEPS = 1
-MAX_CONFIDENCE = 0.999  # a model's score is never certainty; threshold 1.0 shows nothing
 # A copied line this likely to be right (its bucket's measured precision) answers a
 # one-candidate request alone: the network's calibrated confidence rarely gets near it.
 # Not a weak copy the network checks (``copy_check.py``), whatever its bucket's precision.
@@ -109,11 +47,6 @@ def confidence_of(denoised: Denoised, end_ids: frozenset[int]) -> tuple[float, i
     return min(MAX_CONFIDENCE, 0.5 * math.exp(sum(logs) / max(1, len(logs)))), len(logs)
 
 
-def source_texts(copied: Candidate | None, continuations: list[Continuation]) -> list[str]:
-    """What the candidates that need no network (``FimCompleter.other_sources``) write."""
-    return [copied.text] if copied is not None else [c.text for c in continuations]
-
-
 class FimCompleter:
     def __init__(self, loaded: ServedModel) -> None:
         self.network = loaded.network
@@ -123,22 +56,13 @@ class FimCompleter:
         self.end_ids = frozenset({self.tokenizer.end_of_middle_id, self.tokenizer.pad_id})
         calibration = meta.get("calibration")
         calibration = calibration if isinstance(calibration, dict) else {}
-        raw_fim, raw_check = calibration.get("fim"), calibration.get(CONFIG_KEY)
+        raw_fim = calibration.get("fim")
         self.calibrator = Calibrator.from_dict(raw_fim) if isinstance(raw_fim, dict) else None
-        self.copy_precision = copy_precisions(calibration)
-        self.copy_check = Calibrator.from_dict(raw_check, CHECK_FEATURES) if isinstance(raw_check, dict) else None
-        raw_continuation = calibration.get(CONTINUATION_KEY)
-        self.continuation_check = Calibrator.from_dict(raw_continuation, CONTINUATION_FEATURES) \
-            if isinstance(raw_continuation, dict) else None
-        self.continuer = LineContinuer()
-        raw_phrase = calibration.get(PHRASE_KEY)
-        self.phrase_check = Calibrator.from_dict(raw_phrase, PHRASE_FEATURES) \
-            if isinstance(raw_phrase, dict) else None
-        self.phrases = loaded.phrases
         raw_written = calibration.get(LEFT_TO_RIGHT_KEY)
         self.left_to_right_check = Calibrator.from_dict(raw_written, LEFT_TO_RIGHT_FEATURES) \
             if isinstance(raw_written, dict) else None
         self.shown = ShownCalibration.from_dict(calibration.get(SHOWN_KEY))
+        self.patterns = PatternCandidates(self.tokenizer, calibration, loaded.phrases, self.shown)
         self._cached_ids: list[int] = []
         self._cache: Cache | None = None
 
@@ -169,8 +93,8 @@ class FimCompleter:
         """Up to ``request.candidates`` distinct candidates, best first. Raises Cancelled."""
         if should_stop():
             raise Cancelled
-        copied, continuations = self.other_sources(request)
-        check = self.copy_check if copied is not None and copied.copied in CHECKED_KINDS else None
+        copied, continuations = self.patterns.other_sources(request)
+        check = self.patterns.check_of(copied) if copied is not None else None
         # A sure copy answers an as-you-type request alone, and leads an Invoked one.
         copy_leads = copied is not None and copied.confidence >= COPY_SKIPS_MODEL_AT and check is None
         if copied is not None and copy_leads and request.candidates == 1:
@@ -186,13 +110,13 @@ class FimCompleter:
         if run.stopped:
             raise Cancelled
         if copied is not None and check is not None and run.first_pass is not None:
-            copied = self._checked(copied, check, run.first_pass, request, statement)
+            copied = self.patterns.checked(copied, check, run.first_pass, request, statement)
         # Candidates from copies and continuations; the file's and the corpus's continuations
         # may differ, and an Invoked request shows both.
         patterned = [copied] if copied is not None else []
         network_text = middle_from_canvas(tok, run.tokens)  # what the candidates agree with or not
         for continuation in continuations:
-            continued = self._continued(continuation, run, network_text, request, statement, continuations)
+            continued = self.patterns.continued(continuation, run, network_text, request, statement, continuations)
             if continued is not None and all(c.text != continued.text for c in patterned):
                 patterned.append(continued)
             elif continued is not None:  # the same text twice: keep the more confident
@@ -205,7 +129,7 @@ class FimCompleter:
         # the rest after it: the beam's runner-ups and canvases whose first token is forced
         # to a runner-up, which no calibrator was fitted on. Ranked together, at threshold 0
         # such a canvas could outrank the as-you-type answer it would never replace.
-        leading = _merged([self._scored(run, request, statement, alone=not patterned)], patterned)
+        leading = merged([self._scored(run, request, statement, alone=not patterned)], patterned)
         others = list(written[1:request.candidates])
         if request.candidates > 1 and room.pending is None:
             others.extend(self._scored(alternative, request, statement, alone=False)
@@ -250,16 +174,6 @@ class FimCompleter:
         """The server's threshold on ``source``'s own confidence (None: no threshold)."""
         return self.shown.source_threshold(source, request.min_confidence)
 
-    def other_sources(self, request: CompletionRequest) -> tuple[Candidate | None, list[Continuation]]:
-        """The request's copied line (``fim_patterns.py``), or else its line continuations:
-        the candidates that need no network."""
-        if not request.copy_lines:
-            return None, []
-        copied = self._copied_line(request)
-        if copied is not None and not repeats_the_document(request.prefix, copied.text, request.suffix):
-            return copied, []
-        return None, self.continuations(request.prefix, request.suffix, request.related)
-
     def _needs_parse_check(self, values: list[float], request: CompletionRequest, alone: bool) -> bool:
         """Skipped only for the server (a threshold is set): when the check can't move the
         candidate across it — and, with other candidates to rank against, when it can't
@@ -281,85 +195,6 @@ class FimCompleter:
         assert run.first_pass is not None  # nothing was forced
         return run.first_pass
 
-    def copy_check_features(
-        self, text: str, kind: str, first_pass: np.ndarray, parsed: float = UNKNOWN_PARSE
-    ) -> list[float] | None:
-        """``parsed``: ``calibration.statement_parses`` for ``text``, when measured."""
-        return check_features(first_pass, self.tokenizer.encode(text), self.tokenizer.end_of_middle_id, kind, parsed)
-
-    def _checked(self, copied: Candidate, check: Calibrator, first_pass: np.ndarray,
-                 request: CompletionRequest, statement: CursorStatement) -> Candidate:
-        """A weakly supported copy, its confidence from the network's second opinion
-        (``copy_check.py``) and whether its statement parses with it."""
-        values = self.copy_check_features(copied.text, copied.copied, first_pass)
-        if values is None:
-            return copied
-        values = self._parse_checked(check, values, COPY_PARSES_AT, request, self._floor(request, COPY), statement,
-                                     copied.text)
-        return replace(copied, confidence=min(MAX_CONFIDENCE, check(values)), features=values)
-
-    @staticmethod
-    def _parse_checked(
-        check: Calibrator, values: list[float], at: int, request: CompletionRequest, floor: float | None,
-        statement: CursorStatement, text: str,
-    ) -> list[float]:
-        """``values`` with the statement-parses feature (index ``at``) measured: for Python
-        only, and for the server only when the parse can bring ``text`` up to its threshold
-        (``floor``, on the source's own confidence)."""
-        if not request.python:
-            return values
-        if floor is not None and check.with_either_parse(values, at)[1] < floor:
-            return values
-        return [*values[:at], statement.parses_with(text), *values[at + 1:]]
-
-    def continuations(self, prefix: str, suffix: str, related: RelatedLines | None = None) -> list[Continuation]:
-        """The cursor's line continued as the file (and the workspace's other files in
-        ``related``) continue its last tokens, and as the training code does
-        (``phrase_table.py``); each only once calibrated."""
-        found = []
-        if self.continuation_check is not None:
-            found.append(self.continuer.continuation(prefix, suffix, related))
-        if self.phrases is not None and self.phrase_check is not None:
-            found.append(self.phrases.continuation(prefix, suffix))
-        return [c for c in found if c is not None]
-
-    def _continued(
-        self, continuation: Continuation, network_run: Denoised, network_text: str, request: CompletionRequest,
-        statement: CursorStatement, offered: list[Continuation],
-    ) -> Candidate | None:
-        """A continuation of the line (``line_continuation.py``, ``phrase_table.py``), as
-        confident as its calibrator says from its support, the network's first pass,
-        whether the network wrote the same (``network_text``, the run's answer), and
-        whether its statement parses with it."""
-        check = self.continuation_check if continuation.kind == CONTINUED else self.phrase_check
-        if check is None or network_run.first_pass is None:
-            return None
-        values = self.continuation_features(continuation, network_run.first_pass, network_text, request.prefix,
-                                            offered)
-        if values is None:
-            return None
-        values = self._parse_checked(check, values, CONTINUATION_PARSES_AT, request,
-                                     self._floor(request, continuation.kind), statement, continuation.text)
-        length = len(self.tokenizer.encode(continuation.text))
-        return Candidate(continuation.text, min(MAX_CONFIDENCE, check(values)), 0, length, features=values,
-                         copied=continuation.kind)
-
-    def continuation_features(
-        self, continuation: Continuation, first_pass: np.ndarray, network_text: str, prefix: str,
-        offered: list[Continuation], parsed: float = UNKNOWN_PARSE,
-    ) -> list[float] | None:
-        """The inputs of the continuation's calibrator (``offered``: every continuation of
-        this request; ``parsed``: ``calibration.statement_parses``, when measured); None
-        when it doesn't fit the canvas."""
-        checked = self.copy_check_features(continuation.text, CONTINUED, first_pass)
-        if checked is None:
-            return None
-        values = continuation.features(checked, network_text, parsed)
-        if continuation.kind != PHRASE:
-            return values
-        file_text = next((c.text for c in offered if c.kind != PHRASE), None)
-        return phrase_features(values, continuation.text, prefix, file_text)
-
     def written_lines(self, prefix: str, suffix: str) -> list[Written]:
         """The cursor's lines as the next-token head's beam search finishes them
         (``left_to_right.py``), most likely first, on a freshly encoded context: for
@@ -376,13 +211,13 @@ class FimCompleter:
         are most confident, most confident first, each
         as confident as its calibrator says from its token probabilities, whether the canvas
         or another source (``other_texts``) says the same, and whether it parses. The
-        calibrator, not the beam's score, ranks them and prunes the search (``_ByConfidence``):
+        calibrator, not the beam's score, ranks them and prunes the search (``written_ranking.py``):
         through the server (session 22's weights) HumanEval single-line pass@1 at threshold
         0 went 89 → 102; at 0.3, 1,000 fresh spans, 141 right of 228 shown → 149 of 250."""
         check = self.left_to_right_check
         if check is None or not request.left_to_right or room.pending is not None:
             return []
-        ranking = _ByConfidence(check, request, self._floor(request, LEFT_TO_RIGHT), statement, network_text,
+        ranking = ByConfidence(check, request, self._floor(request, LEFT_TO_RIGHT), statement, network_text,
                                 other_texts)
         lines = write_lines(self.network, self.tokenizer, ids, room.context_cache(), request.prefix,
                             request.suffix, should_stop, ranking, first=room.head)
@@ -390,7 +225,7 @@ class FimCompleter:
             raise Cancelled
         lines = [line for line in lines if not repeats_the_document(request.prefix, line.text, request.suffix)]
         candidates = []
-        for written in _most_confident(lines, ranking, request.candidates):
+        for written in most_confident(lines, ranking, request.candidates):
             length = len(written.tokens)
             trace: list[str] = []
             for i in range(1, length + 1 if request.keep_trace else 1):  # the line as it is written
@@ -401,16 +236,6 @@ class FimCompleter:
             candidates.append(Candidate(written.text, ranking.value(written), written.passes, length, trace,
                                         ranking.features(written), copied=LEFT_TO_RIGHT))
         return sorted(candidates, key=lambda c: -c.confidence)
-
-    def _copied_line(self, request: CompletionRequest) -> Candidate | None:
-        """The rest of a matching line (``fim_patterns.py``), as confident as its bucket
-        was right on held-out code; None when no bucket covers it or none was measured."""
-        copied = copy_candidate(request.prefix, request.suffix, request.related)
-        if copied is None or self.copy_precision.get(copied.kind, 0.0) <= 0.0:
-            return None
-        length = len(self.tokenizer.encode(copied.text))
-        return Candidate(copied.text, min(MAX_CONFIDENCE, self.copy_precision[copied.kind]), 0, length,
-                         copied=copied.kind)
 
     def _alternatives(
         self, cache: Cache, settings: SamplerSettings, request: CompletionRequest,
@@ -434,97 +259,6 @@ class FimCompleter:
             runs.append(run)
         return runs
 
-
-def _merged(candidates: list[Candidate], patterned: list[Candidate]) -> list[Candidate]:
-    """``candidates`` and ``patterned`` (copies, continuations, the head's line), one per
-    text: the more confident where two write the same."""
-    merged = list(candidates)
-    for pattern in patterned:
-        merged = [c for c in merged if c.text != pattern.text or c.confidence > pattern.confidence]
-        if all(c.text != pattern.text for c in merged):
-            merged.append(pattern)
-    return merged
-
-
-@dataclass
-class _ByConfidence:
-    """The server's ranking of the lines the head writes (``left_to_right.LineRanking``):
-    their calibrated confidence. A line being written could at best become one the canvas
-    or another source (``other_texts``) also writes, if it is still a start of one."""
-
-    check: Calibrator
-    request: CompletionRequest
-    threshold: float | None  # the server's, on this source's own confidence
-    statement: CursorStatement
-    network_text: str
-    other_texts: list[str]
-    # Each finished text's parse check, once measured: the same text written with other
-    # tokens has other log-probabilities, but parses the same.
-    parsed: dict[str, float] = field(default_factory=dict)
-
-    @property
-    def floor(self) -> float:
-        return -math.inf if self.threshold is None else self.threshold
-
-    def features(self, written: Written) -> list[float]:
-        values = written.features(self.network_text, self.parsed.get(written.text, UNKNOWN_PARSE), self.other_texts)
-        if written.text in self.parsed:
-            return values
-        values = FimCompleter._parse_checked(self.check, values, LEFT_TO_RIGHT_PARSES, self.request, self.threshold,
-                                             self.statement, written.text)
-        if values[LEFT_TO_RIGHT_PARSES] != UNKNOWN_PARSE:
-            self.parsed[written.text] = values[LEFT_TO_RIGHT_PARSES]
-        return values
-
-    def value(self, written: Written) -> float:
-        return min(MAX_CONFIDENCE, self.check(self.features(written)))
-
-    def bounds(self, written: Written) -> tuple[float, float]:
-        """Whatever the parse check would say (``value`` lies between: an unknown parse is
-        scored between a failed and a passed one)."""
-        if written.text in self.parsed or not self.request.python:
-            value = self.value(written)
-            return value, value
-        values = written.features(self.network_text, UNKNOWN_PARSE, self.other_texts)
-        low, high = self.check.with_either_parse(values, LEFT_TO_RIGHT_PARSES)
-        return min(MAX_CONFIDENCE, low), min(MAX_CONFIDENCE, high)
-
-    @cached_property
-    def _becomes(self) -> tuple[tuple[str, ...], tuple[str, ...]]:
-        """What a line could still become the canvas's / another source's text as: the text,
-        or the text and the rest of the cursor's line (found once, not on every beam's token)."""
-        rest = self.request.suffix.partition("\n")[0]
-        return ((self.network_text, self.network_text + rest),
-                tuple(t for text in self.other_texts for t in (text, text + rest)))
-
-    def reachable(self, log_probs: list[float], line: str) -> float:
-        canvas, others = self._becomes
-        agreeable = any(text.startswith(line) for text in canvas)
-        elsewhere = any(text.startswith(line) for text in others)
-        return best_reachable(self.check, log_probs, agreeable, elsewhere)
-
-
-def _most_confident(lines: list[Written], ranking: LineRanking, count: int) -> list[Written]:
-    """The ``count`` lines of highest ``ranking.value``, measuring a line's exact value (its
-    parse check, ~1.3 ms) only while the most it could get would still place it."""
-    bounded = sorted(((ranking.bounds(line)[1], order, line) for order, line in enumerate(lines)),
-                     key=lambda item: (-item[0], item[1]))
-    valued: list[tuple[float, int, Written]] = []
-    for high, order, line in bounded:
-        if len(valued) >= count and valued[count - 1][0] >= high:
-            break
-        valued.append((ranking.value(line), order, line))
-        valued.sort(key=lambda item: (-item[0], item[1]))
-    return [line for _, _, line in valued[:count]]
-
-
-def copy_precisions(calibration: object) -> dict[str, float]:
-    """Each copied-line bucket's measured precision (config.json ``calibration.fim_copy``)."""
-    stored = calibration.get("fim_copy") if isinstance(calibration, dict) else None
-    if not isinstance(stored, dict):
-        return {}
-    return {kind: float(entry["precision"]) for kind, entry in stored.items()
-            if kind in COPY_KINDS and isinstance(entry, dict) and isinstance(entry.get("precision"), int | float)}
 
 
 def middle_from_canvas_with_masks(completer: FimCompleter, state: list[int]) -> str:

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from model.completion_request import Cancelled
 from model.edit_patterns import Change, PatternEdit, net_change, pattern_edits, travel, twins_of_previous_change
 from model.formats import (
     NextEditBudget,
@@ -33,7 +34,7 @@ from model.formats import (
     render_hunk,
     split_lsp_lines,
 )
-from model.inference import Cancelled, confidence_of
+from model.inference import confidence_of
 from model.sampler import SamplerSettings, denoise
 from model.serving import ServedModel
 

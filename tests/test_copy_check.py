@@ -10,6 +10,7 @@ import pytest
 import model.calibrate_fim
 from model.calibrate_fim import calibrate_copy_check
 from model.calibration import UNKNOWN_PARSE, Calibrator
+from model.completion_request import CompletionRequest
 from model.copy_check import CHECK_FEATURES, CONFIG_KEY, check_features
 from model.fim_patterns import (
     AGREE_1,
@@ -20,7 +21,7 @@ from model.fim_patterns import (
     LineIndex,
     RelatedLines,
 )
-from model.inference import CompletionRequest, FimCompleter
+from model.inference import FimCompleter
 from model.model_folder import SHIPPED_DIR
 from model.serving import ServedModel, load_served_model
 from model.tokenizer import CodeTokenizer
@@ -64,7 +65,7 @@ def test_a_weak_copy_takes_its_confidence_from_the_check_of_the_first_pass(token
     checked = {c.text: c for c in _completer(tokenizer_free_network, sure).complete(request)}["ue = compute(1)"]
     assert checked.confidence == pytest.approx(sure([0.0] * len(CHECK_FEATURES))) and checked.copied == AGREE_1
     completer = _completer(tokenizer_free_network, sure)
-    expected = completer.copy_check_features("ue = compute(1)", AGREE_1, completer.first_pass(ONE, "\n"), 1.0)
+    expected = completer.patterns.copy_check_features("ue = compute(1)", AGREE_1, completer.first_pass(ONE, "\n"), 1.0)
     assert expected is not None and checked.features == pytest.approx(expected, abs=1e-5)
 
 
@@ -124,7 +125,7 @@ def test_calibration_fits_the_check_on_held_out_copies_and_stores_it(
     assert "40 held-out copies, 50.0% right; fitted on 20, measured on 20" in report
     stored = json.loads((folder / "config.json").read_text())["calibration"][CONFIG_KEY]
     assert stored["features"] == list(CHECK_FEATURES)
-    assert FimCompleter(load_served_model(folder)).copy_check is not None
+    assert FimCompleter(load_served_model(folder)).patterns.copy_check is not None
     # Only one outcome to learn from: nothing is written.
     monkeypatch.setattr(model.calibrate_fim, "with_workspace", lambda files, count, seed: cases[1::2])
     (folder / "config.json").write_text(json.dumps({**json.loads((folder / "config.json").read_text()),

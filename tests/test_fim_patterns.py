@@ -7,9 +7,10 @@ import numpy as np
 import pytest
 
 from model.calibrate_fim import calibrate_copies, measure_copies
+from model.completion_request import CompletionRequest
 from model.corpus import SourceFile
 from model.fim_patterns import AGREE_1, AGREE_2, AGREE_3, COPY_KINDS, MAJORITY, copy_candidate
-from model.inference import CompletionRequest, FimCompleter
+from model.inference import FimCompleter
 from model.model_folder import SHIPPED_DIR
 from model.serving import ServedModel
 from model.tokenizer import CodeTokenizer

@@ -10,7 +10,8 @@ import pytest
 from lsp_server.completion import build_query
 from lsp_server.engine import FimQuery
 from lsp_server.options import ServerOptions
-from model.inference import CompletionRequest, FimCompleter
+from model.completion_request import CompletionRequest
+from model.inference import FimCompleter
 from model.model_folder import SHIPPED_DIR
 from model.serving import ServedModel, load_served_model
 

@@ -9,7 +9,8 @@ import numpy as np
 import pytest
 
 from model.calibration import Calibrator
-from model.inference import CompletionRequest, FimCompleter, _most_confident
+from model.completion_request import CompletionRequest
+from model.inference import FimCompleter
 from model.left_to_right import (
     CONFIG_KEY,
     FEATURE_NAMES,
@@ -26,6 +27,7 @@ from model.model_folder import SHIPPED_DIR
 from model.serving import Room, ServedModel, load_served_model
 from model.tokenizer import CodeTokenizer
 from model.torch_serving import TorchServing
+from model.written_ranking import most_confident
 
 TOKENIZER = CodeTokenizer.load(SHIPPED_DIR / "tokenizer.json")
 
@@ -259,13 +261,13 @@ def test_a_line_is_valued_exactly_only_while_it_could_still_be_the_best(tokenize
     assert [line.text for line in lines][:2] == ["values", "value2"]
     assert "values" in ranking.valued and "value2" not in ranking.valued
     ranking.valued.clear()
-    assert [line.text for line in _most_confident(lines, ranking, 1)] == ["values"] and ranking.valued == ["values"]
+    assert [line.text for line in most_confident(lines, ranking, 1)] == ["values"] and ranking.valued == ["values"]
     ranking.values["value2"] = 0.95  # now it could beat "values" (bound 1.05): valued, and still second
     ranking.valued.clear()
-    assert [line.text for line in _most_confident(lines, ranking, 1)] == ["values"]
+    assert [line.text for line in most_confident(lines, ranking, 1)] == ["values"]
     assert sorted(ranking.valued) == ["value2", "values"]
     ranking.values["value2"] = 2.0
-    assert [line.text for line in _most_confident(lines, ranking, 2)] == ["value2", "values"]
+    assert [line.text for line in most_confident(lines, ranking, 2)] == ["value2", "values"]
 
 
 def _completer(network: TorchServing, check: Calibrator | None, copies: float = 0.0) -> FimCompleter:
@@ -329,11 +331,11 @@ def test_the_same_line_written_with_other_tokens_keeps_its_own_probabilities() -
     """The server's ranking measures a text's parse once, but each way of writing it is
     valued by its own token probabilities."""
     from model.calibration import CursorStatement
-    from model.inference import _ByConfidence
+    from model.written_ranking import ByConfidence
 
     check = Calibrator(tuple(1.0 if name == "mean_logp" else 0.0 for name in FEATURE_NAMES), 1.0)
     prefix, suffix = "def f(x):\n    return ", "\n"
-    ranking = _ByConfidence(check, CompletionRequest(prefix, suffix), None, CursorStatement(prefix, suffix), "", [])
+    ranking = ByConfidence(check, CompletionRequest(prefix, suffix), None, CursorStatement(prefix, suffix), "", [])
     likely = Written("x + 1", [1, 2], "", [-0.1, -0.1])
     unlikely = Written("x + 1", [3, 4, 5], "", [-2.0, -2.0, -2.0])
     first, second = ranking.features(unlikely), ranking.features(likely)

@@ -10,8 +10,9 @@ import pytest
 import model.calibrate_fim
 from model.calibrate_fim import calibrate_continuation
 from model.calibration import Calibrator
+from model.completion_request import CompletionRequest
 from model.fim_patterns import AGREE_3
-from model.inference import CompletionRequest, FimCompleter
+from model.inference import FimCompleter
 from model.line_continuation import CONFIG_KEY, CONTINUATION_FEATURES, KIND, MAX_TOKENS, LineContinuer
 from model.model_folder import SHIPPED_DIR
 from model.serving import ServedModel, load_served_model
@@ -111,7 +112,7 @@ def test_calibration_fits_on_held_out_continuations_and_stores_it(
     assert "offered on 40 of" in report and "50.0% right; fitted on 20, measured on 20" in report
     stored = json.loads((folder / "config.json").read_text())["calibration"][CONFIG_KEY]
     assert stored["features"] == list(CONTINUATION_FEATURES)
-    assert FimCompleter(load_served_model(folder)).continuation_check is not None
+    assert FimCompleter(load_served_model(folder)).patterns.continuation_check is not None
     monkeypatch.setattr(model.calibrate_fim, "with_workspace", lambda files, count, seed: cases[1::2])
     config = json.loads((folder / "config.json").read_text())
     (folder / "config.json").write_text(json.dumps({**config, "calibration": {}}))

@@ -10,7 +10,8 @@ import pytest
 import model.calibrate_fim
 from model.calibrate_fim import calibrate_continuation
 from model.calibration import Calibrator
-from model.inference import CompletionRequest, FimCompleter
+from model.completion_request import CompletionRequest
+from model.inference import FimCompleter
 from model.line_continuation import CONTINUATION_FEATURES, Continuation
 from model.model_folder import SHIPPED_DIR, ModelLoadError
 from model.phrase_table import (
@@ -129,7 +130,7 @@ def test_calibration_fits_it_on_held_out_spans(
     assert "50.0% right; fitted on 20, measured on 20" in report
     stored = json.loads((folder / "config.json").read_text())["calibration"][CONFIG_KEY]
     assert stored["features"] == list(PHRASE_FEATURES)
-    assert FimCompleter(load_served_model(folder)).phrase_check is not None
+    assert FimCompleter(load_served_model(folder)).patterns.phrase_check is not None
     (folder / PHRASES_FILE).unlink()
     assert "has no phrase table" in calibrate_continuation(folder, [])
 

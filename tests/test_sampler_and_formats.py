@@ -131,7 +131,8 @@ def test_the_head_writes_the_cut_token_again_the_middle_and_the_suffix_s_first_l
 def test_reused_context_cache_gives_the_same_completion_as_a_fresh_one(tokenizer: CodeTokenizer) -> None:
     from model.architecture import NetworkConfig
     from model.checkpoint import LoadedModel
-    from model.inference import CompletionRequest, FimCompleter
+    from model.completion_request import CompletionRequest
+    from model.inference import FimCompleter
     from model.network import DiffusionEditor
     from model.torch_serving import serve_in_torch
 

@@ -9,8 +9,9 @@ import pytest
 
 import model.calibrate_fim
 from model.calibrate_fim import calibrate_shown
+from model.completion_request import Candidate, CompletionRequest
 from model.fim_patterns import AGREE_1, AGREE_3
-from model.inference import Candidate, CompletionRequest, FimCompleter
+from model.inference import FimCompleter
 from model.left_to_right import KIND as LEFT_TO_RIGHT
 from model.model_folder import SHIPPED_DIR
 from model.serving import ServedModel

@@ -8,7 +8,8 @@ import sys
 from pathlib import Path
 
 from model.checkpoint import load_model
-from model.inference import CompletionRequest, FimCompleter
+from model.completion_request import CompletionRequest
+from model.inference import FimCompleter
 from model.repo_corpus import build_repo_corpus, python_paths
 from model.serving import load_served_model
 

@@ -4,7 +4,8 @@ write one, which would be inserted as U+FFFD."""
 import pytest
 
 from lsp_server.engine import Engine, FimQuery, NextEditQuery
-from model.inference import Candidate, FimCompleter
+from model.completion_request import Candidate
+from model.inference import FimCompleter
 from model.next_edit import NextEditor, ProposedEdit
 
 

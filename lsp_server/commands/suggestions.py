@@ -52,8 +52,9 @@ def _show_completion(
     """Print the top suggestion (its steps with ``--steps``) decoded as the server decodes
     it as you type, so that its confidence and whether an editor would show it are the
     server's."""
+    from model.completion_request import CompletionRequest
     from model.fim_patterns import WORKSPACE_KINDS, RelatedLines
-    from model.inference import CompletionRequest, FimCompleter
+    from model.inference import FimCompleter
     from model.left_to_right import KIND as LEFT_TO_RIGHT
     from model.line_continuation import KIND as CONTINUED
     from model.phrase_table import KIND as PHRASE
@@ -152,7 +153,8 @@ def _show_canvas(completer: object, prefix: str, suffix: str, args: argparse.Nam
     """The canvas denoised alone, pass by pass up to one pass per position: the diffusion
     at work, which the server cuts to one pass as you type (and the suggestion above may
     have come from elsewhere: a copy, a continuation, the next-token head)."""
-    from model.inference import CompletionRequest, FimCompleter
+    from model.completion_request import CompletionRequest
+    from model.inference import FimCompleter
 
     assert isinstance(completer, FimCompleter)
     request = CompletionRequest(prefix, suffix, canvas_size=args.canvas, threshold=args.threshold,

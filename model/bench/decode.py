@@ -28,7 +28,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import NamedTuple
 
-from model.inference import AS_YOU_TYPE_MAX_STEPS, CompletionRequest, FimCompleter
+from model.completion_request import AS_YOU_TYPE_MAX_STEPS, CompletionRequest
+from model.inference import FimCompleter
 from model.left_to_right import BEAMS
 from model.sampler import CommitRule
 from model.serving import ServedModel
