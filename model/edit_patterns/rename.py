@@ -176,9 +176,7 @@ def _own_attribute_scope(lines: list[str], row: int, old_name: str, new_name: st
     however far apart its methods are. None otherwise: a method renamed at one call
     (``self.assertEqual`` → ``self.assertListEqual``) switches to another, it renames nothing."""
     through_self = re.compile(rf"\b(?:self|cls)\.{re.escape(new_name)}\b(?!\s*\()")
-    if not any(through_self.search(line) for line in new_lines):
-        return None
-    around = _class_around(lines, row, in_strings)
+    around = _class_used_through(through_self, lines, row, new_lines, in_strings)
     if around is None:
         return None
     header, body, member_indent = around
@@ -190,6 +188,15 @@ def _own_attribute_scope(lines: list[str], row: int, old_name: str, new_name: st
     return None
 
 
+def _class_used_through(use: re.Pattern[str], lines: list[str], row: int, new_lines: list[str],
+                        in_strings: Container[int]) -> tuple[int, range, int] | None:
+    """``_class_around(row)`` when the edited lines use the new name as ``use`` matches
+    (through ``self.`` and the like); None otherwise."""
+    if not any(use.search(line) for line in new_lines):
+        return None
+    return _class_around(lines, row, in_strings)
+
+
 def _own_method(lines: list[str], row: int, old_name: str, new_name: str, new_lines: list[str],
                 in_strings: Container[int]) -> tuple[range, int] | None:
     """(the class around ``row``, the row of its ``def old_name``) when a use through
@@ -197,9 +204,7 @@ def _own_method(lines: list[str], row: int, old_name: str, new_name: str, new_li
     it does not define: the method itself is being renamed, not switched for another
     (``self.assertEqual`` → ``self.assertListEqual`` defines neither)."""
     through_self = re.compile(rf"\b(?:self|cls|super\(\))\.{re.escape(new_name)}\b")
-    if not any(through_self.search(line) for line in new_lines):
-        return None
-    around = _class_around(lines, row, in_strings)
+    around = _class_used_through(through_self, lines, row, new_lines, in_strings)
     if around is None:
         return None
     header, body, member_indent = around
