@@ -41,7 +41,8 @@ from model.network import DiffusionEditor
 from model.sampler import SamplerSettings, denoise
 from model.tokenizer import CodeTokenizer
 from model.torch_serving import TorchServing, serve_in_torch
-from model.train import TrainConfig, train
+from model.train import train
+from model.train_config import TrainConfig
 
 log = logging.getLogger(__name__)
 

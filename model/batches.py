@@ -19,7 +19,7 @@ from model.next_edit_examples import EditPair, replay_example, synthetic_example
 from model.tokenizer import CodeTokenizer
 
 if TYPE_CHECKING:
-    from model.train import TrainConfig
+    from model.train_config import TrainConfig
 
 REAL_EDIT_SHARE = 0.5  # of next-edit examples, when real edit pairs exist
 FILE_WEIGHT_CAP = 20_000  # characters: a huge file is drawn like a long one

@@ -1,4 +1,5 @@
-"""Training: masked-diffusion loss on the canvas + next-token loss on the context.
+"""The training loop: batches → the objective (``objective.py``) → AdamW, with checkpoints,
+held-out losses and a loss curve; a run's settings are a ``TrainConfig`` (``train_config.py``).
 
 Runs as a plain process or under ``torchrun`` (DDP, gloo on CPU, nccl on CUDA). Resumes
 from ``run_dir`` when a checkpoint is there; ``init_from`` warm-starts from a model folder
@@ -23,152 +24,36 @@ import math
 import os
 import random
 import time
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import replace
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any
 
 import torch
 import torch.distributed as dist
-import torch.nn.functional as F
 from safetensors.torch import load_file
-from torch import Tensor
 from torch.nn.parallel import DistributedDataParallel
 
-from model.architecture import NetworkConfig
 from model.batches import Batch, TrainingSources, batch_stream
 from model.checkpoint import load_model, save_model
 from model.corpus import read_corpus
 from model.distill import read_teacher_examples
 from model.edit_corpus import read_edit_pairs
-from model.expand_delete import noise_canvas
 from model.fim_examples import FimExample
-from model.formats import ContextBudget, NextEditBudget
 from model.growth import grow_depth
 from model.model_folder import WEIGHTS_FILE, read_folder
 from model.network import DiffusionEditor
 from model.next_edit_examples import EditPair
+from model.objective import evaluate, losses
 from model.plots import plot_loss_curve
 from model.precision import use_bf16_autocast
-from model.schedule import MIN_MASK_RATE, loss_weight, mask_tokens, sample_mask_rate
 from model.tokenizer import CodeTokenizer
+from model.train_config import LENGTH_HANDLING, TrainConfig
 
 log = logging.getLogger(__name__)
 
 OPTIMIZER_FILE = "optimizer.pt"
 STATE_FILE = "state.json"
 STABLE_DIR = "stable"  # a WSD run's weights and optimizer just before its cooldown
-LENGTH_HANDLING = ("eom", "expand_delete")
-
-
-@dataclass
-class TrainConfig:
-    corpus_dir: Path
-    run_dir: Path
-    steps: int = 20_000
-    batch_size: int = 16
-    lr: float = 2e-3
-    min_lr_ratio: float = 0.1
-    warmup_steps: int = 200
-    decay_fraction: float | None = None  # WSD's cooldown share of the steps; None: cosine
-    weight_decay: float = 0.1
-    context_tokens: int = 256
-    max_suffix_tokens: int = 96
-    canvas_sizes: tuple[int, ...] = (32, 64)
-    span_mix: dict[str, float] | None = None  # SpanKind value → weight; None = fim_examples.SPAN_MIX
-    # "eom": the canvas learns <|eom|> + padding (shipped); "expand_delete": canvases of the
-    # wrong length learn <|expand|>/<|delete|> (the ablation arm, expand_delete.py).
-    length_handling: str = "eom"
-    next_edit_fraction: float = 0.0  # share of batches with the next-edit objective
-    next_edit_canvas: int = 64
-    context_loss_weight: float = 0.5
-    context_loss_fraction: float = 0.25  # share of context positions scored per step
-    # The head's loss on what it writes at the cursor (FimExample.written; 0: not trained),
-    # and at most how many tokens of it: the head writes lines of up to 16 tokens.
-    written_loss_weight: float = 0.5
-    written_tokens: int = 40
-    # Share of FIM examples whose canvas is masked whole (t = 1) instead of at a drawn rate:
-    # as you type the server decodes the canvas in one pass from all masks, which the
-    # uniform schedule trains on only near t = 1.
-    full_mask_fraction: float = 0.0
-    # One-pass distillation (distill.py): a teacher's examples, drawn for this share of FIM
-    # examples and trained masked whole on the teacher's canvas.
-    distill_file: Path | None = None
-    distill_fraction: float = 0.0
-    eval_every: int = 250
-    eval_examples: int = 256
-    checkpoint_seconds: float = 300.0
-    time_limit_seconds: float | None = None
-    seed: int = 0
-    init_from: Path | None = None
-    # Grow the warm start to this many layers (growth.py); its optimizer state no longer fits
-    # the parameters, so the optimizer starts afresh, with the warmup.
-    grow_to_layers: int | None = None
-    evaluate_first: bool = False  # held-out losses of the starting weights, as before_dev_*
-    network: NetworkConfig = field(default_factory=NetworkConfig)
-
-    @property
-    def budget(self) -> ContextBudget:
-        return ContextBudget(self.context_tokens, self.max_suffix_tokens)
-
-    @property
-    def next_edit_budget(self) -> NextEditBudget:
-        return NextEditBudget()
-
-
-class Losses(NamedTuple):
-    diffusion: Tensor  # on the canvas
-    next_token: Tensor  # on sampled context positions
-    written: Tensor  # the head's, on what it writes at the cursor (zero when the batch has none)
-
-
-def losses(
-    network: torch.nn.Module, core: DiffusionEditor, batch: Batch, tokenizer: CodeTokenizer,
-    config: TrainConfig, generator: torch.Generator | None = None,
-) -> Losses:
-    """The batch's losses: the canvas's, the context's next tokens' and the head's at the cursor."""
-    rate = sample_mask_rate(batch.targets.shape[0], generator, config.full_mask_fraction)
-    if batch.full_mask is not None:  # the teacher's examples: the state the one-pass decode starts from
-        rate = torch.where(batch.full_mask, torch.ones_like(rate), rate)
-    targets, canvas_valid, lengths = batch.targets, None, None
-    if config.length_handling == "expand_delete":
-        grown = noise_canvas(tokenizer, batch.targets, rate, generator)
-        noised, masked, targets, canvas_valid = grown.canvas, grown.masked, grown.targets, grown.canvas_valid
-    else:
-        noised, masked = mask_tokens(batch.targets, rate, tokenizer.mask_id, generator)
-    if core.length is not None:
-        # Length head: the canvas is told the length (<|eom|> and padding stay visible) and
-        # only the middle is masked; the head learns the length from the context.
-        lengths = (batch.targets == tokenizer.end_of_middle_id).int().argmax(-1)  # (batch,)
-        middle = torch.arange(batch.targets.shape[1])[None, :] < lengths[:, None]
-        masked = masked & middle
-        noised = torch.where(masked, noised, batch.targets)
-    # (batch, C + L [+ W], d)
-    hidden = network(batch.context, batch.context_valid, noised, canvas_valid, batch.written, batch.written_valid)
-    ctx, canvas_end = batch.context.shape[1], batch.context.shape[1] + noised.shape[1]
-    # Logits only where a token is masked: the output layer is the costliest part.
-    canvas_logits = core.logits(hidden[:, ctx:canvas_end][masked]).float()  # (masked, vocab)
-    ce = F.cross_entropy(canvas_logits, targets[masked], reduction="none")
-    if canvas_valid is not None:
-        # Merged and inserted masks are there whatever t is: weight by the share of the
-        # canvas actually masked, which is what t stands for in the ELBO weight 1/t.
-        rate = (masked.sum(1) / canvas_valid.sum(1).clamp(min=1)).clamp(min=MIN_MASK_RATE)
-    row_weight = loss_weight(rate)[:, None].expand_as(masked)[masked]
-    diffusion = (ce * row_weight).sum() / masked.numel()
-    if lengths is not None:
-        diffusion = diffusion + F.cross_entropy(core.length_logits(hidden[:, ctx - 1]).float(), lengths)
-    # Next-token loss on a random sample of context positions whose next token is real.
-    scorable = batch.context_valid[:, :-1] & batch.context_valid[:, 1:]
-    keep = scorable & (torch.rand(scorable.shape, generator=generator) < config.context_loss_fraction)
-    ctx_logits = core.logits(hidden[:, : ctx - 1][keep]).float()
-    next_token = F.cross_entropy(ctx_logits, batch.context[:, 1:][keep]) if keep.any() else hidden.sum() * 0
-    written = hidden.sum() * 0
-    if batch.written is not None and batch.written_valid is not None and batch.written_valid.any():
-        # The position before the cut token writes the first token (healed: the cut token's
-        # text again, any token boundaries); each written token, the next.
-        writers = torch.cat([hidden[:, ctx - 2: ctx - 1], hidden[:, canvas_end:-1]], dim=1)
-        valid = batch.written_valid
-        written = F.cross_entropy(core.logits(writers[valid]).float(), batch.written[valid])
-    return Losses(diffusion, next_token, written)
 
 
 def progress_line(
@@ -219,40 +104,6 @@ def cooldown_start(config: TrainConfig) -> int:
     if not 0 < config.decay_fraction <= 1:
         raise ValueError(f"decay_fraction must be in (0, 1], not {config.decay_fraction}")
     return round(config.steps * (1 - config.decay_fraction))
-
-
-@torch.no_grad()
-def evaluate(
-    core: DiffusionEditor, dev: list[Batch], dev_edits: list[Batch], tokenizer: CodeTokenizer,
-    config: TrainConfig, autocast: bool,
-) -> dict[str, float]:
-    """Held-out losses with a fixed noise seed, so numbers compare across runs (whatever
-    the run's ``full_mask_fraction``); ``dev_full_mask``: the FIM canvas's loss masked whole,
-    what the server's one-pass decode starts from."""
-    core.eval()
-    generator = torch.Generator().manual_seed(1234)
-    totals = {"dev_diffusion": 0.0, "dev_next_token": 0.0, "dev_written": 0.0, "dev_next_edit": 0.0,
-              "dev_full_mask": 0.0}
-    drawn, whole = replace(config, full_mask_fraction=0.0), replace(config, full_mask_fraction=1.0)
-    for name, batches in (("dev_diffusion", dev), ("dev_next_edit", dev_edits)):
-        for batch in batches:
-            with torch.autocast("cpu", dtype=torch.bfloat16, enabled=autocast):
-                measured = losses(core, core, batch, tokenizer, drawn, generator)
-            totals[name] += measured.diffusion.item() / len(batches)
-            if name == "dev_diffusion":
-                totals["dev_next_token"] += measured.next_token.item() / len(batches)
-                totals["dev_written"] += measured.written.item() / len(batches)
-    masked_whole = torch.Generator().manual_seed(1234)  # after the others, so they keep their draws
-    for batch in dev:
-        with torch.autocast("cpu", dtype=torch.bfloat16, enabled=autocast):
-            measured = losses(core, core, batch, tokenizer, whole, masked_whole)
-        totals["dev_full_mask"] += measured.diffusion.item() / len(dev)
-    core.train()
-    if not dev_edits:
-        del totals["dev_next_edit"]
-    if all(batch.written is None for batch in dev):
-        del totals["dev_written"]
-    return totals
 
 
 class _Run:
@@ -440,7 +291,3 @@ def train(config: TrainConfig, tokenizer: CodeTokenizer) -> dict[str, float]:
             dist.destroy_process_group()
     return {**before, **dev_losses}
 
-
-def config_summary(config: TrainConfig) -> dict[str, Any]:
-    summary = asdict(config)
-    return {k: (str(v) if isinstance(v, Path) else v) for k, v in summary.items()}

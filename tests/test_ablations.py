@@ -20,9 +20,10 @@ from model.formats import middle_from_canvas
 from model.inference import FimCompleter
 from model.model_folder import SHIPPED_DIR, TOKENIZER_FILE
 from model.network import DiffusionEditor
+from model.objective import losses
 from model.tokenizer import CodeTokenizer
 from model.torch_serving import serve_in_torch
-from model.train import TrainConfig, losses
+from model.train_config import TrainConfig
 
 STDLIB = Path(sysconfig.get_paths()["stdlib"])
 

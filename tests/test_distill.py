@@ -24,8 +24,10 @@ from model.distill import (
 from model.formats import ContextBudget
 from model.model_folder import SHIPPED_DIR
 from model.network import DiffusionEditor
+from model.objective import losses
 from model.serving import ServedModel, load_served_model
-from model.train import TrainConfig, losses, teacher_draws_per_example, train
+from model.train import teacher_draws_per_example, train
+from model.train_config import TrainConfig
 
 STDLIB = Path(sysconfig.get_paths()["stdlib"])
 FILES = [SourceFile(name[:-3], name, (STDLIB / name).read_text()) for name in ("glob.py", "fnmatch.py", "shlex.py")]

@@ -23,8 +23,9 @@ from model.expand_delete import (
 from model.formats import canvas_targets
 from model.model_folder import SHIPPED_DIR, TOKENIZER_FILE
 from model.network import DiffusionEditor
+from model.objective import losses
 from model.tokenizer import CodeTokenizer
-from model.train import TrainConfig, losses
+from model.train_config import TrainConfig
 
 STDLIB = Path(sysconfig.get_paths()["stdlib"])
 TOKENIZER = CodeTokenizer.load(SHIPPED_DIR / TOKENIZER_FILE)

@@ -12,8 +12,9 @@ from model.batches import TrainingSources, batch_stream
 from model.corpus import SourceFile
 from model.model_folder import SHIPPED_DIR, TOKENIZER_FILE
 from model.network import DiffusionEditor
+from model.objective import losses
 from model.tokenizer import CodeTokenizer
-from model.train import TrainConfig, losses
+from model.train_config import TrainConfig
 
 TOKENIZER = CodeTokenizer.load(SHIPPED_DIR / TOKENIZER_FILE)
 SOURCE = TrainingSources([SourceFile("glob", "glob.py",

@@ -16,8 +16,8 @@ def train(args: argparse.Namespace) -> int:
     from model.model_folder import TOKENIZER_FILE
     from model.pipeline import export_model, prepare_corpus, prepare_tokenizer
     from model.tokenizer import CodeTokenizer
-    from model.train import TrainConfig
     from model.train import train as run_training
+    from model.train_config import TrainConfig
 
     torch.set_num_threads(max(1, min(torch.get_num_threads(), os.cpu_count() or 1)))
     if args.repo is not None:
@@ -73,8 +73,8 @@ def train_on_repo(args: argparse.Namespace) -> int:
     from model.phrase_table import PHRASES_FILE
     from model.pipeline import export_model
     from model.repo_corpus import build_repo_corpus
-    from model.train import TrainConfig
     from model.train import train as run_training
+    from model.train_config import TrainConfig
 
     root = args.repo.expanduser().resolve()
     start_from = args.init_from or SHIPPED_DIR
