@@ -41,20 +41,11 @@ from watchdog.observers import Observer
 from watchdog.observers.api import BaseObserver
 
 from .edit_log import EditLog
+from .workspace_files import HONOURS_GITIGNORE, WorkspaceFolder, read_text
 from .workspace_lines import INDEXED_FROM_THE_START, WorkspaceLines
-
-try:
-    from pathspec import GitIgnoreSpec
-except ImportError:  # optional: without it .gitignore is not honoured
-    GitIgnoreSpec = None  # type: ignore[assignment,misc]
 
 log = logging.getLogger(__name__)
 
-# Version control, dependency and tool caches, virtualenvs, build outputs: never hand-edited.
-SKIPPED_DIRS = frozenset({".git", ".hg", ".svn", "node_modules", "__pycache__", ".tox", ".mypy_cache"}) | frozenset(
-    {".pytest_cache", ".venv", "venv", "env", "build", "dist"}
-)
-_BINARY_SNIFF = 8192
 # An editor's server: modest bounds, since the snapshot walk shares two cores with the model.
 SERVER_MAX_FILES = 2000
 SERVER_MAX_BYTES = 20_000_000
@@ -65,73 +56,6 @@ _INTERESTING = frozenset({"created", "modified", "deleted", "moved", "closed"})
 # busy for as long as the server ran (a 50,000-file tree, session 10).
 _WATCHED_EVENTS = (FileCreatedEvent, FileModifiedEvent, FileDeletedEvent, FileMovedEvent, FileClosedEvent,
                    DirCreatedEvent, DirDeletedEvent, DirMovedEvent)
-
-
-def _skipped_name(name: str) -> bool:
-    return name in SKIPPED_DIRS or name.endswith(".egg-info")
-
-
-def read_text(path: Path, max_bytes: int) -> str | None:
-    """The file's text, or None if it is missing, too big, binary or not UTF-8.
-
-    Read as bytes so ``\\r\\n`` survives: line numbers must match the editor's."""
-    try:
-        if not path.is_file() or path.stat().st_size > max_bytes:
-            return None
-        with path.open("rb") as handle:
-            data = handle.read(max_bytes + 1)
-    except OSError:
-        return None
-    if len(data) > max_bytes or b"\0" in data[:_BINARY_SNIFF]:
-        return None
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError:
-        return None
-
-
-class _Folder:
-    """One workspace folder and its top-level .gitignore."""
-
-    def __init__(self, root: Path) -> None:
-        self.root = root
-        self.ignore: GitIgnoreSpec | None = None
-        self.reload_gitignore()
-
-    def reload_gitignore(self) -> None:
-        gitignore = self.root / ".gitignore"
-        if GitIgnoreSpec is None or not gitignore.is_file():
-            self.ignore = None
-            return
-        try:
-            self.ignore = GitIgnoreSpec.from_lines(gitignore.read_text("utf-8", errors="replace").splitlines())
-        except Exception:
-            log.warning("could not parse %s; ignoring it", gitignore, exc_info=True)
-            self.ignore = None
-
-    def relative(self, path: Path) -> str | None:
-        try:
-            return path.relative_to(self.root).as_posix()
-        except ValueError:
-            return None
-
-    def skips(self, path: Path, is_dir: bool = False) -> bool:
-        """Cheap, name-only test (no disk access) for ``path`` inside this folder."""
-        rel = self.relative(path)
-        if rel is None or rel == ".":
-            return rel is None
-        parts = rel.split("/")
-        if any(_skipped_name(part) for part in (parts if is_dir else parts[:-1])):
-            return True
-        return self.ignore is not None and self.ignore.match_file(rel + "/" if is_dir else rel)
-
-    def in_virtualenv(self, directory: Path) -> bool:
-        """A virtualenv under any name is recognised by its pyvenv.cfg (checked up to the root)."""
-        while directory != self.root and self.root in directory.parents:
-            if (directory / "pyvenv.cfg").is_file():
-                return True
-            directory = directory.parent
-        return False
 
 
 class _Handler(FileSystemEventHandler):
@@ -166,7 +90,7 @@ class WorkspaceWatcher:
         indexed_suffixes: Iterable[str] = INDEXED_FROM_THE_START,
     ) -> None:
         # absolute(), not resolve(): URIs must match what the editor sends for the same folder.
-        self._folders = [_Folder(Path(folder).absolute()) for folder in folders]
+        self._folders = [WorkspaceFolder(Path(folder).absolute()) for folder in folders]
         self._log = log
         self._is_open = is_open
         self.max_files = max_files
@@ -239,7 +163,7 @@ class WorkspaceWatcher:
         """``path`` (absolute) is inside one of the watched folders."""
         return self._folder_of(path) is not None
 
-    def _folder_of(self, path: Path) -> _Folder | None:
+    def _folder_of(self, path: Path) -> WorkspaceFolder | None:
         for folder in self._folders:
             if folder.root == path or folder.root in path.parents:
                 return folder
@@ -262,7 +186,7 @@ class WorkspaceWatcher:
         for folder in self._folders:
             if folder not in folders:
                 log.warning("workspace folder %s does not exist; not watching it", folder.root)
-        if GitIgnoreSpec is None:
+        if not HONOURS_GITIGNORE:
             log.info("pathspec is not installed; .gitignore files are not honoured")
         observer = Observer()
         observer.daemon = True
@@ -337,7 +261,7 @@ class WorkspaceWatcher:
                     self._remember(path, text)
         log.info("watching %d files (%d bytes of snapshots)", len(self._snapshots), self._snapshot_bytes)
 
-    def _eligible_files(self, folder: _Folder, top: Path) -> list[Path]:
+    def _eligible_files(self, folder: WorkspaceFolder, top: Path) -> list[Path]:
         found: list[Path] = []
         for dirpath, dirnames, filenames in os.walk(top):
             here = Path(dirpath)

@@ -20,7 +20,7 @@ import contextlib
 import tempfile
 from pathlib import Path
 
-from lsp_server.file_watcher import SKIPPED_DIRS
+from lsp_server.workspace_files import SKIPPED_DIRS
 
 ROOT_MARKERS = (".git", ".hg", "pyproject.toml", "setup.py", "setup.cfg")
 # The watcher would skip these; a document inside one is rooted below it.
