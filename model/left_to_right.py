@@ -61,7 +61,7 @@ CONFIG_KEY = "fim_left_to_right"  # its calibrator, in config.json's calibration
 # same text. On 2,431 held-out lines, session 21's weights: at 0.3, 66.3% right of 14.9%
 # shown without it, 72.6% of 14.4% with it.
 FEATURE_NAMES = ("mean_logp", "log_length", "agrees", "parses", "elsewhere")
-PARSES = 3  # the index of the feature measured only when it can matter (inference.py)
+PARSES = 3  # the index of the feature measured only when it can matter (written_ranking.py)
 
 
 @dataclass(frozen=True)
