@@ -16,10 +16,11 @@ from pathlib import Path
 import numpy as np
 
 from model.bench.decode import same_code
-from model.calibration import fit, statement_parses
+from model.calibration import fit
 from model.completion_request import AS_YOU_TYPE_MAX_STEPS, CompletionRequest
 from model.copy_check import CHECK_FEATURES, CHECKED_KINDS, CONFIG_KEY
 from model.corpus import SourceFile
+from model.cursor_statement import statement_parses
 from model.fim_examples import SPAN_MIX, SpanKind, choose_span
 from model.fim_patterns import COPY_KINDS, LineIndex, RelatedLines, copy_candidate
 from model.formats import ContextBudget, context_ids

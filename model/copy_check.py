@@ -34,7 +34,7 @@ def check_features(
     first_pass: np.ndarray, copy_ids: list[int], end_id: int, kind: str, statement_parses: float
 ) -> list[float] | None:
     """The check's inputs: ``first_pass`` (canvas positions, vocab) holds the first pass's
-    distributions, ``statement_parses`` is ``calibration.statement_parses`` (or unknown);
+    distributions, ``statement_parses`` is ``cursor_statement.statement_parses`` (or unknown);
     None when the copy doesn't fit the canvas with its end."""
     length = len(copy_ids)
     if not 0 < length < first_pass.shape[0]:

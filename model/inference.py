@@ -14,8 +14,9 @@ from dataclasses import replace
 
 import numpy as np
 
-from model.calibration import Calibrator, CursorStatement, features, with_parse_check
+from model.calibration import Calibrator, features, with_parse_check
 from model.completion_request import MAX_CONFIDENCE, Cancelled, Candidate, CompletionRequest, merged
+from model.cursor_statement import CursorStatement
 from model.formats import ContextBudget, context_ids, middle_from_canvas
 from model.left_to_right import CONFIG_KEY as LEFT_TO_RIGHT_KEY
 from model.left_to_right import FEATURE_NAMES as LEFT_TO_RIGHT_FEATURES

@@ -79,7 +79,7 @@ class Written:
         return sum(self.log_probs)
 
     def features(self, network_text: str, parsed: float, other_texts: list[str]) -> list[float]:
-        """The calibrator's inputs (``FEATURE_NAMES``); ``parsed``: ``calibration.statement_parses``;
+        """The calibrator's inputs (``FEATURE_NAMES``); ``parsed``: ``cursor_statement.statement_parses``;
         ``other_texts``: the request's copied line or line continuations."""
         return [sum(self.log_probs) / len(self.log_probs), math.log(len(self.log_probs)),
                 float(network_text == self.text), parsed, float(self.text in other_texts)]

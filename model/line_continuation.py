@@ -66,7 +66,7 @@ class Continuation:
     def features(self, first_pass_logps: list[float], network_text: str, statement_parses: float) -> list[float]:
         """The calibrator's inputs (``CONTINUATION_FEATURES``); ``first_pass_logps`` are the
         copy check's mean, lowest and end log-probabilities, ``statement_parses`` is
-        ``calibration.statement_parses`` (or unknown)."""
+        ``cursor_statement.statement_parses`` (or unknown)."""
         mean_logp, min_logp, end_logp = first_pass_logps[:3]
         agrees = float(network_text.rstrip() == self.text.rstrip())
         return [mean_logp, min_logp, end_logp, agrees, math.log(self.min_order), self.min_share,

@@ -9,10 +9,11 @@ from dataclasses import replace
 
 import numpy as np
 
-from model.calibration import UNKNOWN_PARSE, Calibrator, CursorStatement
+from model.calibration import Calibrator
 from model.completion_request import MAX_CONFIDENCE, Candidate, CompletionRequest
 from model.copy_check import CHECK_FEATURES, CHECKED_KINDS, CONFIG_KEY, check_features
 from model.copy_check import STATEMENT_PARSES_AT as COPY_PARSES_AT
+from model.cursor_statement import UNKNOWN_PARSE, CursorStatement
 from model.fim_patterns import COPY_KINDS, RelatedLines, copy_candidate
 from model.line_continuation import CONFIG_KEY as CONTINUATION_KEY
 from model.line_continuation import CONTINUATION_FEATURES, Continuation, LineContinuer
@@ -65,7 +66,7 @@ class PatternCandidates:
     def copy_check_features(
         self, text: str, kind: str, first_pass: np.ndarray, parsed: float = UNKNOWN_PARSE
     ) -> list[float] | None:
-        """``parsed``: ``calibration.statement_parses`` for ``text``, when measured."""
+        """``parsed``: ``cursor_statement.statement_parses`` for ``text``, when measured."""
         return check_features(first_pass, self.tokenizer.encode(text), self.tokenizer.end_of_middle_id, kind, parsed)
 
     def checked(self, copied: Candidate, check: Calibrator, first_pass: np.ndarray,
@@ -116,7 +117,7 @@ class PatternCandidates:
         offered: list[Continuation], parsed: float = UNKNOWN_PARSE,
     ) -> list[float] | None:
         """The inputs of the continuation's calibrator (``offered``: every continuation of
-        this request; ``parsed``: ``calibration.statement_parses``, when measured); None
+        this request; ``parsed``: ``cursor_statement.statement_parses``, when measured); None
         when it doesn't fit the canvas."""
         checked = self.copy_check_features(continuation.text, CONTINUED, first_pass)
         if checked is None:

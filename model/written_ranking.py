@@ -8,8 +8,9 @@ import math
 from dataclasses import dataclass, field
 from functools import cached_property
 
-from model.calibration import UNKNOWN_PARSE, Calibrator, CursorStatement
+from model.calibration import Calibrator
 from model.completion_request import MAX_CONFIDENCE, CompletionRequest
+from model.cursor_statement import UNKNOWN_PARSE, CursorStatement
 from model.left_to_right import PARSES as LEFT_TO_RIGHT_PARSES
 from model.left_to_right import LineRanking, Written, best_reachable
 from model.pattern_candidates import parse_checked

@@ -9,9 +9,10 @@ import pytest
 
 import model.calibrate_fim
 from model.calibrate_fim import calibrate_copy_check
-from model.calibration import UNKNOWN_PARSE, Calibrator
+from model.calibration import Calibrator
 from model.completion_request import CompletionRequest
 from model.copy_check import CHECK_FEATURES, CONFIG_KEY, check_features
+from model.cursor_statement import UNKNOWN_PARSE
 from model.fim_patterns import (
     AGREE_1,
     AGREE_3,

@@ -111,7 +111,8 @@ def test_the_parse_check_runs_only_when_it_can_change_what_the_server_shows(
     tokenizer_free_network: object, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     import model.inference
-    from model.calibration import FEATURE_NAMES, Calibrator, CursorStatement
+    from model.calibration import FEATURE_NAMES, Calibrator
+    from model.cursor_statement import CursorStatement
 
     completer = _completer(tokenizer_free_network, {})
     completer.calibrator = Calibrator((0.0,) * len(FEATURE_NAMES), -5.0)  # 0.007, whatever the parse

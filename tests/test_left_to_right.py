@@ -330,7 +330,7 @@ def test_the_demo_shows_the_canvas_denoised_whatever_wrote_the_suggestion(capsys
 def test_the_same_line_written_with_other_tokens_keeps_its_own_probabilities() -> None:
     """The server's ranking measures a text's parse once, but each way of writing it is
     valued by its own token probabilities."""
-    from model.calibration import CursorStatement
+    from model.cursor_statement import CursorStatement
     from model.written_ranking import ByConfidence
 
     check = Calibrator(tuple(1.0 if name == "mean_logp" else 0.0 for name in FEATURE_NAMES), 1.0)
