@@ -1,7 +1,8 @@
 """Which files of a workspace folder are the user's code, and their text: version control,
 dependency caches, build outputs, virtualenvs (under any name) and what the folder's
 top-level .gitignore names are skipped; binary, oversized and non-UTF-8 files are not read.
-The file watcher's snapshots and the project-root search share these rules."""
+The file watcher's snapshots follow these rules; the project-root search skips the same
+directories (``SKIPPED_DIRS``)."""
 
 from __future__ import annotations
 

@@ -178,7 +178,7 @@ def calibrate_copy_check(model_dir: Path, dev_files: list[SourceFile], seed: int
         if copied is None or copied.kind not in CHECKED_KINDS:
             continue
         values = completer.patterns.copy_check_features(copied.text, copied.kind, completer.first_pass(prefix, suffix),
-                                               statement_parses(prefix, copied.text, suffix))
+                                                        statement_parses(prefix, copied.text, suffix))
         if values is not None:
             rows.append(values)
             labels.append(same_code(copied.text, middle))
@@ -225,8 +225,9 @@ def calibrate_continuation(model_dir: Path, dev_files: list[SourceFile], seed: i
         network_text = completer.complete(network_alone(prefix, suffix))[0].text
         first_pass = completer.first_pass(prefix, suffix)
         for continuation in offered:
-            values = completer.patterns.continuation_features(continuation, first_pass, network_text, prefix, offered,
-                                                     statement_parses(prefix, continuation.text, suffix))
+            parsed = statement_parses(prefix, continuation.text, suffix)
+            values = completer.patterns.continuation_features(continuation, first_pass, network_text, prefix,
+                                                              offered, parsed)
             if values is not None:
                 rows, labels = cases[continuation.kind]
                 rows.append(values)

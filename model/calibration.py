@@ -46,8 +46,6 @@ def with_parse_check(values: list[float], statement: CursorStatement, middle: st
     return [*values[:PARSES], statement.still_parses(middle)]
 
 
-
-
 @dataclass(frozen=True)
 class Calibrator:
     weights: tuple[float, ...]

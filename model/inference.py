@@ -219,7 +219,7 @@ class FimCompleter:
         if check is None or not request.left_to_right or room.pending is not None:
             return []
         ranking = ByConfidence(check, request, self._floor(request, LEFT_TO_RIGHT), statement, network_text,
-                                other_texts)
+                               other_texts)
         lines = write_lines(self.network, self.tokenizer, ids, room.context_cache(), request.prefix,
                             request.suffix, should_stop, ranking, first=room.head)
         if should_stop():
@@ -259,7 +259,6 @@ class FimCompleter:
                 raise Cancelled
             runs.append(run)
         return runs
-
 
 
 def middle_from_canvas_with_masks(completer: FimCompleter, state: list[int]) -> str:

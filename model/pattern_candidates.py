@@ -1,7 +1,8 @@
 """The FIM candidates that need no network: a copied line (``fim_patterns.py``), or the
 cursor's line continued as the file (``line_continuation.py``) or the training code
-(``phrase_table.py``) continue it. Each is as confident as its calibrator says, which
-reads the network's first pass as a second opinion."""
+(``phrase_table.py``) continue it. A copy is as confident as its bucket was right on
+held-out code; a weak copy (``copy_check.py``) and a continuation, as their calibrators
+say, which read the network's first pass as a second opinion."""
 
 from __future__ import annotations
 
