@@ -46,6 +46,21 @@ def with_parse_check(values: list[float], statement: CursorStatement, middle: st
     return [*values[:PARSES], statement.still_parses(middle)]
 
 
+def parse_checked(
+    check: Calibrator, values: list[float], at: int, python: bool, floor: float | None,
+    statement: CursorStatement, text: str,
+) -> list[float]:
+    """``values`` of another source's calibrator (``check``) with its statement-parses
+    feature (index ``at``, ``CursorStatement.parses_with``) measured: for Python only, and
+    for the server only when the parse can bring ``text`` up to its threshold (``floor``,
+    on the source's own confidence)."""
+    if not python:
+        return values
+    if floor is not None and check.with_either_parse(values, at)[1] < floor:
+        return values
+    return [*values[:at], statement.parses_with(text), *values[at + 1:]]
+
+
 @dataclass(frozen=True)
 class Calibrator:
     weights: tuple[float, ...]

@@ -10,7 +10,7 @@ from dataclasses import replace
 
 import numpy as np
 
-from model.calibration import Calibrator
+from model.calibration import Calibrator, parse_checked
 from model.completion_request import MAX_CONFIDENCE, Candidate, CompletionRequest
 from model.copy_check import CHECK_FEATURES, CHECKED_KINDS, CONFIG_KEY, check_features
 from model.copy_check import STATEMENT_PARSES_AT as COPY_PARSES_AT
@@ -78,7 +78,7 @@ class PatternCandidates:
         if values is None:
             return copied
         floor = self.shown.source_threshold(COPY, request.min_confidence)
-        values = parse_checked(check, values, COPY_PARSES_AT, request, floor, statement, copied.text)
+        values = parse_checked(check, values, COPY_PARSES_AT, request.python, floor, statement, copied.text)
         return replace(copied, confidence=min(MAX_CONFIDENCE, check(values)), features=values)
 
     def continuations(self, prefix: str, suffix: str, related: RelatedLines | None = None) -> list[Continuation]:
@@ -108,7 +108,8 @@ class PatternCandidates:
         if values is None:
             return None
         floor = self.shown.source_threshold(continuation.kind, request.min_confidence)
-        values = parse_checked(check, values, CONTINUATION_PARSES_AT, request, floor, statement, continuation.text)
+        values = parse_checked(check, values, CONTINUATION_PARSES_AT, request.python, floor, statement,
+                               continuation.text)
         length = len(self.tokenizer.encode(continuation.text))
         return Candidate(continuation.text, min(MAX_CONFIDENCE, check(values)), 0, length, features=values,
                          copied=continuation.kind)
@@ -138,20 +139,6 @@ class PatternCandidates:
         length = len(self.tokenizer.encode(copied.text))
         return Candidate(copied.text, min(MAX_CONFIDENCE, self.copy_precision[copied.kind]), 0, length,
                          copied=copied.kind)
-
-
-def parse_checked(
-    check: Calibrator, values: list[float], at: int, request: CompletionRequest, floor: float | None,
-    statement: CursorStatement, text: str,
-) -> list[float]:
-    """``values`` with the statement-parses feature (index ``at``) measured: for Python
-    only, and for the server only when the parse can bring ``text`` up to its threshold
-    (``floor``, on the source's own confidence)."""
-    if not request.python:
-        return values
-    if floor is not None and check.with_either_parse(values, at)[1] < floor:
-        return values
-    return [*values[:at], statement.parses_with(text), *values[at + 1:]]
 
 
 def source_texts(copied: Candidate | None, continuations: list[Continuation]) -> list[str]:

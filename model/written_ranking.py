@@ -8,12 +8,11 @@ import math
 from dataclasses import dataclass, field
 from functools import cached_property
 
-from model.calibration import Calibrator
+from model.calibration import Calibrator, parse_checked
 from model.completion_request import MAX_CONFIDENCE, CompletionRequest
 from model.cursor_statement import UNKNOWN_PARSE, CursorStatement
 from model.left_to_right import PARSES as LEFT_TO_RIGHT_PARSES
 from model.left_to_right import LineRanking, Written, best_reachable
-from model.pattern_candidates import parse_checked
 
 
 @dataclass
@@ -40,7 +39,7 @@ class ByConfidence:
         values = written.features(self.network_text, self.parsed.get(written.text, UNKNOWN_PARSE), self.other_texts)
         if written.text in self.parsed:
             return values
-        values = parse_checked(self.check, values, LEFT_TO_RIGHT_PARSES, self.request, self.threshold,
+        values = parse_checked(self.check, values, LEFT_TO_RIGHT_PARSES, self.request.python, self.threshold,
                                self.statement, written.text)
         if values[LEFT_TO_RIGHT_PARSES] != UNKNOWN_PARSE:
             self.parsed[written.text] = values[LEFT_TO_RIGHT_PARSES]
