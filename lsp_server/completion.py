@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 from lsp_server.engine import Engine, FimQuery, JobStopped, ModelCandidate, ModelUnavailable, RelatedLines
 from lsp_server.options import ServerOptions
 from lsp_server.scheduling import RequestScheduler
-from model.suffix_overlap import trim_suffix_overlap
+from model.fim.suffix_overlap import trim_suffix_overlap
 
 if TYPE_CHECKING:
     from lsp_server.suggestion_cache import SuggestionCache

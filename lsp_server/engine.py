@@ -21,14 +21,14 @@ from typing import TYPE_CHECKING, TypeVar
 from lsp_server.faults import FaultPlan
 
 # Pure Python, cheap to import; re-exported for the workspace's line index (workspace_lines.py).
-from model.fim_patterns import LineIndex as LineIndex
-from model.fim_patterns import RelatedLines as RelatedLines
-from model.run_index import RunIndex as RunIndex
-from model.run_index import RunIndexBuilder as RunIndexBuilder
+from model.fim.fim_patterns import LineIndex as LineIndex
+from model.fim.fim_patterns import RelatedLines as RelatedLines
+from model.fim.run_index import RunIndex as RunIndex
+from model.fim.run_index import RunIndexBuilder as RunIndexBuilder
 
 if TYPE_CHECKING:
-    from model.inference import FimCompleter
-    from model.next_edit import NextEditor
+    from model.fim.inference import FimCompleter
+    from model.next_edit.editor import NextEditor
 
 T = TypeVar("T")
 log = logging.getLogger(__name__)
@@ -136,10 +136,10 @@ class Engine:
         if self._loaded.is_set():
             return
         try:
-            from model.inference import FimCompleter
+            from model.fim.inference import FimCompleter
             from model.model_folder import SHIPPED_DIR, ModelLoadError
-            from model.next_edit import NextEditor
-            from model.serving import load_served_model
+            from model.next_edit.editor import NextEditor
+            from model.runtime.serving import load_served_model
 
             started = time.perf_counter()
             try:
@@ -183,7 +183,7 @@ class Engine:
                 del self._jobs[key]
 
     def _execute(self, work: Callable[[_Models, Job], T], job: Job) -> T:
-        from model.completion_request import Cancelled
+        from model.fim.completion_request import Cancelled
 
         self._load()
         if self._models is None:
@@ -203,7 +203,7 @@ class Engine:
         """FIM candidates for ``query``, best first."""
 
         def work(models: _Models, job: Job) -> list[ModelCandidate]:
-            from model.completion_request import CompletionRequest
+            from model.fim.completion_request import CompletionRequest
 
             self._faults.check("fim")
             self._faults.stall("fim_stall", job.should_stop)
@@ -219,7 +219,7 @@ class Engine:
         """Proposed edits anywhere in the document, most confident first."""
 
         def work(models: _Models, job: Job) -> list[ModelEdit]:
-            from model.next_edit import EditRecord
+            from model.next_edit.editor import EditRecord
 
             self._faults.check("next_edit")
             history = [EditRecord(e.path, e.start_line, e.old_text, e.new_text, e.in_document)

@@ -5,7 +5,7 @@ The file watcher keeps a snapshot of every eligible file on disk; from those, on
 file only updates its group's index (its lines beside the sorted base); the group is sorted
 again once ``MAX_CHANGED_FILES`` files have changed. Either way the new index is swapped in
 whole, so a request reads a consistent index without a lock. Beside each line index, the
-group's runs of tokens (``model/run_index.py``), for continuing the cursor's line as the
+group's runs of tokens (``model/fim/run_index.py``), for continuing the cursor's line as the
 other files continue its last tokens; a saved file is the only one tokenized again. A
 request asks for its document's group, with the document's own file left out: its buffer
 is the truth, and its saved copy is not "another file" (for a benchmark it would even hold

@@ -37,7 +37,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from model.serving import Cache, Room, ServingNetwork
+from model.runtime.serving import Cache, Room, ServingNetwork
 
 
 class CommitRule(enum.Enum):

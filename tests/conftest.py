@@ -19,7 +19,7 @@ def tokenizer_free_network() -> object:
 
     from model.architecture import NetworkConfig
     from model.network import DiffusionEditor
-    from model.torch_serving import TorchServing
+    from model.runtime.torch_serving import TorchServing
 
     torch.manual_seed(0)
     from model.model_folder import SHIPPED_DIR

@@ -9,21 +9,21 @@ from pathlib import Path
 import pytest
 import torch
 
-from model import ablations
-from model.ablations import ARMS, arms_named, decode_length_head, format_results, run_ablations
 from model.architecture import NetworkConfig
-from model.batches import TrainingSources, batch_stream
 from model.checkpoint import LoadedModel, load_model
-from model.corpus import SourceFile
-from model.fim_examples import SpanKind, parse_span_mix
+from model.data.corpus import SourceFile
+from model.fim.inference import FimCompleter
 from model.formats import middle_from_canvas
-from model.inference import FimCompleter
 from model.model_folder import SHIPPED_DIR, TOKENIZER_FILE
 from model.network import DiffusionEditor
-from model.objective import losses
+from model.runtime.torch_serving import serve_in_torch
 from model.tokenizer import CodeTokenizer
-from model.torch_serving import serve_in_torch
-from model.train_config import TrainConfig
+from model.training import ablations
+from model.training.ablations import ARMS, arms_named, decode_length_head, format_results, run_ablations
+from model.training.batches import TrainingSources, batch_stream
+from model.training.fim_examples import SpanKind, parse_span_mix
+from model.training.objective import losses
+from model.training.train_config import TrainConfig
 
 STDLIB = Path(sysconfig.get_paths()["stdlib"])
 

@@ -2,8 +2,8 @@
 
 import pytest
 
-from model.batches import FILE_WEIGHT_CAP, PACKAGE_WEIGHT_CAP, sampling_weights
-from model.corpus import SourceFile
+from model.data.corpus import SourceFile
+from model.training.batches import FILE_WEIGHT_CAP, PACKAGE_WEIGHT_CAP, sampling_weights
 
 
 def files_of(package: str, count: int, length: int) -> list[SourceFile]:

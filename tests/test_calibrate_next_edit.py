@@ -4,9 +4,9 @@ import random
 
 import pytest
 
-from model.calibrate_next_edit import CASES_PER_PACKAGE, cases_of, is_exact, measure_patterns
-from model.next_edit import ProposedEdit
-from model.next_edit_examples import EditPair
+from model.next_edit.calibrate import CASES_PER_PACKAGE, cases_of, is_exact, measure_patterns
+from model.next_edit.editor import ProposedEdit
+from model.training.next_edit_examples import EditPair
 
 # Three hunks that change the line count (one line becomes two, one is deleted), so a
 # replay that got a hunk's start wrong would put the next one on the wrong line.

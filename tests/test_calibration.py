@@ -6,9 +6,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from model.calibrate_fim import precision_curve, precision_table
-from model.calibration import FEATURE_NAMES, Calibrator, fit
-from model.candidate_parse import ignore_candidate_warnings, parses
+from model.fim.calibrate import precision_curve, precision_table
+from model.fim.calibration import FEATURE_NAMES, Calibrator, fit
+from model.fim.candidate_parse import ignore_candidate_warnings, parses
 
 
 def test_the_calibrator_learns_that_confident_candidates_are_right() -> None:
@@ -53,8 +53,8 @@ def test_nothing_shown_above_every_confidence_has_no_precision() -> None:
 
 
 def test_the_parse_check_is_measured_only_when_it_could_matter() -> None:
-    from model.calibration import features, with_parse_check
-    from model.cursor_statement import UNKNOWN_PARSE, CursorStatement
+    from model.fim.calibration import features, with_parse_check
+    from model.fim.cursor_statement import UNKNOWN_PARSE, CursorStatement
     from model.sampler import Denoised
 
     run = Denoised(tokens=[5, 6, 1], probabilities=[0.5, 0.4, 0.9], steps=2)
@@ -69,7 +69,7 @@ def test_the_parse_check_is_measured_only_when_it_could_matter() -> None:
 
 
 def test_a_middle_that_finishes_the_cursor_s_statement_parses_with_it() -> None:
-    from model.cursor_statement import MAX_PARSED_CHARS, UNKNOWN_PARSE, statement_parses
+    from model.fim.cursor_statement import MAX_PARSED_CHARS, UNKNOWN_PARSE, statement_parses
 
     prefix = "import os\n\n\ndef f(items):\n    total = len(it"
     assert statement_parses(prefix, "ems)", "\n    return total\n") == 1.0  # the line is finished
@@ -79,7 +79,7 @@ def test_a_middle_that_finishes_the_cursor_s_statement_parses_with_it() -> None:
 
 
 def test_an_else_clause_at_column_0_belongs_to_the_statement_above() -> None:
-    from model.cursor_statement import statement_around
+    from model.fim.cursor_statement import statement_around
 
     before, after = statement_around("if sys.version_info >= (3, 11):\n    import tomllib\nelse:\n    import to",
                                      "ml\nx = 1\n")
@@ -87,7 +87,7 @@ def test_an_else_clause_at_column_0_belongs_to_the_statement_above() -> None:
 
 
 def test_a_decorated_definition_is_one_statement_with_its_decorators() -> None:
-    from model.cursor_statement import statement_around
+    from model.fim.cursor_statement import statement_around
 
     above = "import pytest\n\n\n@pytest.mark.parametrize(\n    'x',\n    [1, 2],\n)\n@slow\n"
     before, after = statement_around(above + "def test_it(x):\n    assert x", " > 0\n\n\ndef other():\n    pass\n")
@@ -98,7 +98,7 @@ def test_a_decorated_definition_is_one_statement_with_its_decorators() -> None:
 
 
 def test_in_a_class_the_method_around_the_cursor_is_parsed_alone() -> None:
-    from model.cursor_statement import MAX_PARSED_CHARS, statement_around, statement_parses
+    from model.fim.cursor_statement import MAX_PARSED_CHARS, statement_around, statement_parses
 
     methods = "".join(f"    def method_{n}(self):\n        return {n}\n\n" for n in range(MAX_PARSED_CHARS // 40))
     prefix = f'class Box:\n    """A box.\n\n    size = 3\n    """\n\n{methods}'
@@ -112,7 +112,7 @@ def test_in_a_class_the_method_around_the_cursor_is_parsed_alone() -> None:
 
 
 def test_a_class_body_starts_after_its_header_and_its_docstring_is_not_code() -> None:
-    from model.cursor_statement import statement_around
+    from model.fim.cursor_statement import statement_around
 
     header = "class Result(\n    Base[int],\n    ", "Other,\n):\n    x = 1\n"
     assert statement_around(*header) == header  # the cursor in the header: the whole class
@@ -126,14 +126,14 @@ def test_a_class_body_starts_after_its_header_and_its_docstring_is_not_code() ->
 
 
 def test_nothing_is_parsed_in_a_docstring() -> None:
-    from model.cursor_statement import UNKNOWN_PARSE, statement_parses
+    from model.fim.cursor_statement import UNKNOWN_PARSE, statement_parses
 
     assert statement_parses('"""Usage:\nprog run <file>\n\nOptions:\n  -h  Show', " help.", '\n"""\n') == UNKNOWN_PARSE
     assert statement_parses('"""Usage."""\nx = (1', ", 2)", "\n") == 1.0
 
 
 def test_a_list_item_ends_with_a_comma_as_the_items_around_it_do() -> None:
-    from model.cursor_statement import ends_unlike_its_siblings, statement_parses
+    from model.fim.cursor_statement import ends_unlike_its_siblings, statement_parses
 
     prefix = "CHANGES = [\n    ('old_value', 'value', None),\n    ('old_type', 'type', Non"
     suffix = "\n    ('new_path', 'path', None),\n]\n"
@@ -146,7 +146,7 @@ def test_a_list_item_ends_with_a_comma_as_the_items_around_it_do() -> None:
 
 
 def test_the_first_item_ends_with_a_comma_when_the_item_below_does() -> None:
-    from model.cursor_statement import ends_unlike_its_siblings
+    from model.fim.cursor_statement import ends_unlike_its_siblings
 
     prefix = "CHANGES = [\n    ('old_type', 'type', Non"
     suffix = "\n    ('new_path', 'path', None),\n]\n"
@@ -159,7 +159,7 @@ def test_the_first_item_ends_with_a_comma_when_the_item_below_does() -> None:
 
 
 def test_a_middle_that_puts_two_strings_side_by_side_does_not_count_as_parsing() -> None:
-    from model.cursor_statement import joins_string_literals, statement_parses
+    from model.fim.cursor_statement import joins_string_literals, statement_parses
 
     prefix = '__all__ = [\n    "Box",\n    "DDBox"'
     assert joins_string_literals(prefix, '""', "\n]\n") and statement_parses(prefix, '""', "\n]\n") == 0.0
@@ -175,7 +175,7 @@ def test_calibration_decodes_the_canvas_as_the_server_does_as_you_type() -> None
     the one served, a threshold would not mean the precision it was fitted to."""
     from lsp_server.completion import build_query
     from lsp_server.options import ServerOptions
-    from model.calibrate_fim import network_alone
+    from model.fim.calibrate import network_alone
 
     served = build_query("x = 1\ny = ", 10, ServerOptions(), invoked=False)
     fitted_on = network_alone(served.prefix, served.suffix)
@@ -193,7 +193,7 @@ _LINES = ("class A:", "class B(\n    Base,\n):", "    def f(self):", "    @prope
 @given(st.lists(st.sampled_from(_LINES), max_size=25), st.data())
 def test_the_statement_around_the_cursor_is_a_slice_of_the_text_around_it(
         lines: list[str], data: st.DataObject) -> None:
-    from model.cursor_statement import statement_around
+    from model.fim.cursor_statement import statement_around
 
     text = "\n".join(lines) + "\n"
     cursor = data.draw(st.integers(0, len(text)))

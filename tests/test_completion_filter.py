@@ -1,7 +1,7 @@
 from lsp_server.completion import select_suggestions
 from lsp_server.engine import ModelCandidate
 from lsp_server.options import ServerOptions, parse_options
-from model.suffix_overlap import repeats_a_neighbour, repeats_the_document, trim_suffix_overlap
+from model.fim.suffix_overlap import repeats_a_neighbour, repeats_the_document, trim_suffix_overlap
 
 
 def test_text_repeating_the_closing_bracket_already_there_is_trimmed() -> None:

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from model import corpus
-from model.corpus import PACKAGE_INDEX, PackageInfo, SourceFile, build_corpus, package_table, sdist_metadata
+from model.data import corpus
+from model.data.corpus import PACKAGE_INDEX, PackageInfo, SourceFile, build_corpus, package_table, sdist_metadata
 
 
 def write_tar(archive: Path, members: dict[str, str]) -> Path:
@@ -156,7 +156,7 @@ def test_pip_fetches_what_the_index_cannot_and_both_errors_are_logged_when_neith
     monkeypatch.setattr(corpus, "download_sdist", pip)
     assert corpus.fetch_sdist("numpy==2.5.5", tmp_path) is None
     assert corpus.fetch_sdist("numpy<2.5.5", tmp_path) is None
-    with caplog.at_level("WARNING", logger="model.corpus"):
+    with caplog.at_level("WARNING", logger="model.data.corpus"):
         corpus.download_sdists(["scipy==1.0"], tmp_path, workers=1)
     assert ran_pip == [("numpy==2.5.5", "numpy"), ("numpy<2.5.5", "numpy"), ("scipy==1.0", "scipy")]
     assert "scipy==1.0: PyPI has no sdist of 1.0; pip: no such version" in caplog.text
@@ -185,7 +185,7 @@ def test_the_pinned_list_names_each_package_once_with_a_version_and_never_an_eva
 def test_the_release_before_a_pin_comes_from_the_index_without_pip(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from model import edit_corpus
+    from model.data import edit_corpus
 
     archive = b"pretend this is last release's tarball"
     digest = hashlib.sha256(archive).hexdigest()

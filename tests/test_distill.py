@@ -12,22 +12,22 @@ import pytest
 import torch
 
 from model.architecture import NetworkConfig
-from model.batches import TrainingSources, batch_stream
-from model.corpus import SourceFile
-from model.distill import (
+from model.data.corpus import SourceFile
+from model.formats import ContextBudget
+from model.model_folder import SHIPPED_DIR
+from model.network import DiffusionEditor
+from model.runtime.serving import ServedModel, load_served_model
+from model.training.batches import TrainingSources, batch_stream
+from model.training.distill import (
     TeacherFileError,
     TeacherLength,
     read_teacher_examples,
     teacher_canvas,
     write_teacher_examples,
 )
-from model.formats import ContextBudget
-from model.model_folder import SHIPPED_DIR
-from model.network import DiffusionEditor
-from model.objective import losses
-from model.serving import ServedModel, load_served_model
-from model.train import teacher_draws_per_example, train
-from model.train_config import TrainConfig
+from model.training.objective import losses
+from model.training.train import teacher_draws_per_example, train
+from model.training.train_config import TrainConfig
 
 STDLIB = Path(sysconfig.get_paths()["stdlib"])
 FILES = [SourceFile(name[:-3], name, (STDLIB / name).read_text()) for name in ("glob.py", "fnmatch.py", "shlex.py")]

@@ -1,6 +1,6 @@
 """Edit patterns: the newest change carried to the places it applies again."""
 
-from model.edit_patterns import (
+from model.next_edit.edit_patterns import (
     CALL_SITE,
     INSERTION,
     LONGEST_LINE,
@@ -13,7 +13,7 @@ from model.edit_patterns import (
     previous_change,
     travel,
 )
-from model.next_edit import EditRecord, pattern_proposals
+from model.next_edit.editor import EditRecord, pattern_proposals
 
 
 def lines_of(text: str) -> list[str]:
@@ -379,7 +379,7 @@ def save(data: Dict[str, List[int]], where: Optional["Path"]) -> None:
 
 
 def test_typing_aliases_dropped_from_the_import_are_written_as_builtins_below() -> None:
-    from model.edit_patterns import BUILTIN_GENERIC
+    from model.next_edit.edit_patterns import BUILTIN_GENERIC
 
     lines = lines_of(TYPED.replace("from typing import Dict, List, Optional", "from typing import Optional"))
     change = Change(0, "from typing import Dict, List, Optional\n", "from typing import Optional\n")
@@ -404,7 +404,7 @@ def test_optional_written_as_a_union_with_none_brings_the_builtins_too() -> None
 
 
 def test_unions_nest_and_a_plain_edit_is_no_modernisation() -> None:
-    from model.edit_patterns.builtin_generics import _modernised
+    from model.next_edit.edit_patterns.builtin_generics import _modernised
 
     names = {"Optional", "Union", "List", "Tuple"}
     assert _modernised("x: Optional[Union[int, List[Tuple[int, str]]]] = None", names) == \

@@ -5,19 +5,19 @@ import time
 
 import pytest
 
-import model.serving
+import model.runtime.serving
 from lsp_server.engine import Engine, FimQuery
-from model.serving import ServedModel
+from model.runtime.serving import ServedModel
 
 
 async def test_a_request_waiting_for_the_first_load_keeps_its_whole_deadline(monkeypatch: pytest.MonkeyPatch) -> None:
-    real = model.serving.load_served_model
+    real = model.runtime.serving.load_served_model
 
     def slow_load(*args: object, **kwargs: object) -> ServedModel:
         time.sleep(0.5)  # longer than the request's whole deadline below
         return real()
 
-    monkeypatch.setattr(model.serving, "load_served_model", slow_load)
+    monkeypatch.setattr(model.runtime.serving, "load_served_model", slow_load)
     engine = Engine()
     engine.start_loading()
     try:

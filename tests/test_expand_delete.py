@@ -9,9 +9,13 @@ import torch
 from torch import Tensor
 
 from model.architecture import NetworkConfig
-from model.batches import TrainingSources, batch_stream
-from model.corpus import SourceFile
-from model.expand_delete import (
+from model.data.corpus import SourceFile
+from model.formats import canvas_targets
+from model.model_folder import SHIPPED_DIR, TOKENIZER_FILE
+from model.network import DiffusionEditor
+from model.tokenizer import CodeTokenizer
+from model.training.batches import TrainingSources, batch_stream
+from model.training.expand_delete import (
     DELETE_TOKEN,
     EXPAND_TOKEN,
     INITIAL_MASKS,
@@ -20,12 +24,8 @@ from model.expand_delete import (
     denoise_expand_delete,
     noise_canvas,
 )
-from model.formats import canvas_targets
-from model.model_folder import SHIPPED_DIR, TOKENIZER_FILE
-from model.network import DiffusionEditor
-from model.objective import losses
-from model.tokenizer import CodeTokenizer
-from model.train_config import TrainConfig
+from model.training.objective import losses
+from model.training.train_config import TrainConfig
 
 STDLIB = Path(sysconfig.get_paths()["stdlib"])
 TOKENIZER = CodeTokenizer.load(SHIPPED_DIR / TOKENIZER_FILE)

@@ -6,13 +6,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from model.calibrate_fim import calibrate_copies, measure_copies
-from model.completion_request import CompletionRequest
-from model.corpus import SourceFile
-from model.fim_patterns import AGREE_1, AGREE_2, AGREE_3, COPY_KINDS, MAJORITY, copy_candidate
-from model.inference import FimCompleter
+from model.data.corpus import SourceFile
+from model.fim.calibrate import calibrate_copies, measure_copies
+from model.fim.completion_request import CompletionRequest
+from model.fim.fim_patterns import AGREE_1, AGREE_2, AGREE_3, COPY_KINDS, MAJORITY, copy_candidate
+from model.fim.inference import FimCompleter
 from model.model_folder import SHIPPED_DIR
-from model.serving import ServedModel
+from model.runtime.serving import ServedModel
 from model.tokenizer import CodeTokenizer
 
 TESTS = """class TestShapes(unittest.TestCase):
@@ -58,7 +58,7 @@ class _NoNetwork:
 
 
 def _copied(text: str, kind: str) -> object:
-    from model.fim_patterns import CopiedLine
+    from model.fim.fim_patterns import CopiedLine
 
     return CopiedLine(text, kind)
 
@@ -110,20 +110,20 @@ def test_calibration_measures_each_bucket_and_writes_its_precision(tmp_path: Pat
 def test_the_parse_check_runs_only_when_it_can_change_what_the_server_shows(
     tokenizer_free_network: object, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import model.inference
-    from model.calibration import FEATURE_NAMES, Calibrator
-    from model.cursor_statement import CursorStatement
+    import model.fim.inference
+    from model.fim.calibration import FEATURE_NAMES, Calibrator
+    from model.fim.cursor_statement import CursorStatement
 
     completer = _completer(tokenizer_free_network, {})
     completer.calibrator = Calibrator((0.0,) * len(FEATURE_NAMES), -5.0)  # 0.007, whatever the parse
     parsed: list[str] = []
-    real = model.inference.with_parse_check
+    real = model.fim.inference.with_parse_check
 
     def counted(values: list[float], statement: CursorStatement, middle: str) -> list[float]:
         parsed.append(middle)
         return real(values, statement, middle)
 
-    monkeypatch.setattr(model.inference, "with_parse_check", counted)
+    monkeypatch.setattr(model.fim.inference, "with_parse_check", counted)
     completer.complete(CompletionRequest("x = 1\n", "\n", copy_lines=False, min_confidence=0.3))  # never shown
     completer.complete(CompletionRequest("x = 2\n", "\n", copy_lines=False, min_confidence=0.0))  # always shown
     assert parsed == []

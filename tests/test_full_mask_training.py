@@ -7,14 +7,14 @@ from pathlib import Path
 import torch
 
 from model.architecture import NetworkConfig
-from model.batches import TrainingSources, batch_stream
-from model.corpus import SourceFile
+from model.data.corpus import SourceFile
 from model.model_folder import SHIPPED_DIR, TOKENIZER_FILE
 from model.network import DiffusionEditor
-from model.objective import evaluate
-from model.schedule import MIN_MASK_RATE, sample_mask_rate
 from model.tokenizer import CodeTokenizer
-from model.train_config import TrainConfig
+from model.training.batches import TrainingSources, batch_stream
+from model.training.objective import evaluate
+from model.training.schedule import MIN_MASK_RATE, sample_mask_rate
+from model.training.train_config import TrainConfig
 
 TOKENIZER = CodeTokenizer.load(SHIPPED_DIR / TOKENIZER_FILE)
 SOURCE = TrainingSources([SourceFile("glob", "glob.py",

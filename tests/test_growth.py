@@ -1,4 +1,4 @@
-"""Growing a trained network deeper (model/growth.py, `redraft train --init-from … --layers N`):
+"""Growing a trained network deeper (model/training/growth.py, `redraft train --init-from … --layers N`):
 the grown network computes what the old one did, in training and in serving, and a
 training run starts from it."""
 
@@ -10,8 +10,8 @@ import torch
 
 from model.architecture import NetworkConfig
 from model.checkpoint import load_model
-from model.growth import grow_depth, insertion_points
 from model.network import DiffusionEditor
+from model.training.growth import grow_depth, insertion_points
 from tests.test_training_smoke import TINY, redraft
 
 

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from lsp_server.cli import main
-from model import corpus
-from model.heldout_set import FILES_NAME, build_heldout_set, refuse_known_packages
+from model.data import corpus
+from model.data.heldout_set import FILES_NAME, build_heldout_set, refuse_known_packages
 
 
 def write_sdist(folder: Path, name: str, version: str, files: dict[str, str]) -> None:

@@ -8,8 +8,8 @@ import pytest
 import torch
 
 from model.architecture import NetworkConfig
-from model.int8 import Int8Linear, int8_linear, quantize_for_serving
 from model.network import DiffusionEditor
+from model.runtime.int8 import Int8Linear, int8_linear, quantize_for_serving
 
 
 def float_network() -> DiffusionEditor:

@@ -13,13 +13,13 @@ import pytest
 import torch
 
 from model.architecture import NetworkConfig
-from model.calibrate_fim import int8_distance
+from model.fim.calibrate import int8_distance
 from model.formats import ContextBudget, context_ids
-from model.int8_smoothing import fold, measure_scales, read_scales, save_scales, scale_name, smoothing_scales
 from model.model_folder import SCALES_FILE, SHIPPED_DIR, read_folder
 from model.network import DiffusionEditor
-from model.onnx_network import OrtNetwork
-from model.serving import ServingNetwork, load_served_model, read_weights
+from model.runtime.int8_smoothing import fold, measure_scales, read_scales, save_scales, scale_name, smoothing_scales
+from model.runtime.onnx_network import OrtNetwork
+from model.runtime.serving import ServingNetwork, load_served_model, read_weights
 
 CONFIG = NetworkConfig(vocab_size=256, n_layer=2, n_head=2, d_model=64, mlp_hidden=96)
 
@@ -96,9 +96,9 @@ def test_measured_scales_bring_the_served_int8_network_closer_to_fp32(tmp_path: 
 def test_calibration_keeps_the_scales_only_when_they_bring_int8_closer(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import model.calibrate_fim
-    from model.calibrate_fim import calibrate_int8
-    from model.corpus import SourceFile
+    import model.fim.calibrate
+    from model.data.corpus import SourceFile
+    from model.fim.calibrate import calibrate_int8
 
     folder = tmp_path / "model"
     shutil.copytree(SHIPPED_DIR, folder)
@@ -106,13 +106,13 @@ def test_calibration_keeps_the_scales_only_when_they_bring_int8_closer(
     repo = Path(__file__).resolve().parent.parent
     files = [SourceFile("redraft", str(path.relative_to(repo)), path.read_text())
              for path in sorted((repo / "lsp_server").glob("*.py"))]
-    monkeypatch.setattr(model.calibrate_fim, "SCALE_CONTEXTS", 6)
-    monkeypatch.setattr(model.calibrate_fim, "INT8_REPORT_CONTEXTS", 4)
+    monkeypatch.setattr(model.fim.calibrate, "SCALE_CONTEXTS", 6)
+    monkeypatch.setattr(model.fim.calibrate, "INT8_REPORT_CONTEXTS", 4)
     report = calibrate_int8(folder, files)
     assert "scales from 6 held-out contexts; on 4 others" in report and "written to" in report
     assert read_scales(folder, read_folder(folder).config) is not None
     # Scales that change nothing (folding made a no-op here) are not kept.
-    monkeypatch.setattr(model.calibrate_fim, "fold", lambda weights, scales, config: None)
+    monkeypatch.setattr(model.fim.calibrate, "fold", lambda weights, scales, config: None)
     assert "no better, so none kept" in calibrate_int8(folder, files)
     assert not (folder / SCALES_FILE).exists()
     assert "nothing written" in calibrate_int8(folder, [])

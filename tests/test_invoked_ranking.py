@@ -10,10 +10,10 @@ import pytest
 from lsp_server.completion import build_query
 from lsp_server.engine import FimQuery
 from lsp_server.options import ServerOptions
-from model.completion_request import CompletionRequest
-from model.inference import FimCompleter
+from model.fim.completion_request import CompletionRequest
+from model.fim.inference import FimCompleter
 from model.model_folder import SHIPPED_DIR
-from model.serving import ServedModel, load_served_model
+from model.runtime.serving import ServedModel, load_served_model
 
 
 def _as_the_engine_asks(query: FimQuery) -> CompletionRequest:

@@ -8,10 +8,10 @@ from dataclasses import dataclass, field
 import numpy as np
 import pytest
 
-from model.calibration import Calibrator
-from model.completion_request import CompletionRequest
-from model.inference import FimCompleter
-from model.left_to_right import (
+from model.fim.calibration import Calibrator
+from model.fim.completion_request import CompletionRequest
+from model.fim.inference import FimCompleter
+from model.fim.left_to_right import (
     CONFIG_KEY,
     FEATURE_NAMES,
     KIND,
@@ -23,11 +23,11 @@ from model.left_to_right import (
     line_end,
     write_lines,
 )
+from model.fim.written_ranking import most_confident
 from model.model_folder import SHIPPED_DIR
-from model.serving import Room, ServedModel, load_served_model
+from model.runtime.serving import Room, ServedModel, load_served_model
+from model.runtime.torch_serving import TorchServing
 from model.tokenizer import CodeTokenizer
-from model.torch_serving import TorchServing
-from model.written_ranking import most_confident
 
 TOKENIZER = CodeTokenizer.load(SHIPPED_DIR / "tokenizer.json")
 
@@ -330,8 +330,8 @@ def test_the_demo_shows_the_canvas_denoised_whatever_wrote_the_suggestion(capsys
 def test_the_same_line_written_with_other_tokens_keeps_its_own_probabilities() -> None:
     """The server's ranking measures a text's parse once, but each way of writing it is
     valued by its own token probabilities."""
-    from model.cursor_statement import CursorStatement
-    from model.written_ranking import ByConfidence
+    from model.fim.cursor_statement import CursorStatement
+    from model.fim.written_ranking import ByConfidence
 
     check = Calibrator(tuple(1.0 if name == "mean_logp" else 0.0 for name in FEATURE_NAMES), 1.0)
     prefix, suffix = "def f(x):\n    return ", "\n"

@@ -7,15 +7,15 @@ from pathlib import Path
 
 import pytest
 
-import model.calibrate_fim
-from model.calibrate_fim import calibrate_continuation
-from model.calibration import Calibrator
-from model.completion_request import CompletionRequest
-from model.fim_patterns import AGREE_3
-from model.inference import FimCompleter
-from model.line_continuation import CONFIG_KEY, CONTINUATION_FEATURES, KIND, MAX_TOKENS, LineContinuer
+import model.fim.calibrate
+from model.fim.calibrate import calibrate_continuation
+from model.fim.calibration import Calibrator
+from model.fim.completion_request import CompletionRequest
+from model.fim.fim_patterns import AGREE_3
+from model.fim.inference import FimCompleter
+from model.fim.line_continuation import CONFIG_KEY, CONTINUATION_FEATURES, KIND, MAX_TOKENS, LineContinuer
 from model.model_folder import SHIPPED_DIR
-from model.serving import ServedModel, load_served_model
+from model.runtime.serving import ServedModel, load_served_model
 from model.tokenizer import CodeTokenizer
 
 CALLS = "result = combine(alpha, beta)\nprint(result)\nother = combine(al"
@@ -107,13 +107,13 @@ def test_calibration_fits_on_held_out_continuations_and_stores_it(
     folder = tmp_path / "model"
     shutil.copytree(SHIPPED_DIR, folder)
     cases = [(CALLS, "pha, beta)" if i % 2 else "pha)", "\n", None) for i in range(40)]
-    monkeypatch.setattr(model.calibrate_fim, "with_workspace", lambda files, count, seed: cases)
+    monkeypatch.setattr(model.fim.calibrate, "with_workspace", lambda files, count, seed: cases)
     report = calibrate_continuation(folder, [])
     assert "offered on 40 of" in report and "50.0% right; fitted on 20, measured on 20" in report
     stored = json.loads((folder / "config.json").read_text())["calibration"][CONFIG_KEY]
     assert stored["features"] == list(CONTINUATION_FEATURES)
     assert FimCompleter(load_served_model(folder)).patterns.continuation_check is not None
-    monkeypatch.setattr(model.calibrate_fim, "with_workspace", lambda files, count, seed: cases[1::2])
+    monkeypatch.setattr(model.fim.calibrate, "with_workspace", lambda files, count, seed: cases[1::2])
     config = json.loads((folder / "config.json").read_text())
     (folder / "config.json").write_text(json.dumps({**config, "calibration": {}}))
     assert "too few of each outcome" in calibrate_continuation(folder, [])

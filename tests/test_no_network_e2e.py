@@ -27,7 +27,7 @@ def note(kind, detail):
 def hook(event, args):
     if event in watched:
         note(event, repr(args))
-    elif event == "import" and args[0] in ("model.serving", "torch"):
+    elif event == "import" and args[0] in ("model.runtime.serving", "torch"):
         note("import", args[0])
 sys.addaudithook(hook)
 import safetensors.numpy
@@ -90,7 +90,7 @@ async def test_a_full_session_makes_no_network_call_and_unpickles_nothing(tmp_pa
     assert forbidden == [], f"network, pickle or torch use: {forbidden}"
     # The hook was there when the model loaded, and the weights, their int8 scales and the
     # phrase table came through safetensors.
-    assert ["import", "model.serving"] in events
+    assert ["import", "model.runtime.serving"] in events
     loads = [detail for kind, detail in events if kind == "safetensors.load_file"]
     assert len(loads) == 3 and "model.safetensors" in loads[0] and "int8_scales.safetensors" in loads[1] \
         and "phrases.safetensors" in loads[2], events

@@ -4,13 +4,13 @@ import numpy as np
 import pytest
 import torch
 
-from model import onnx_network
 from model.architecture import NetworkConfig, weight_shapes
 from model.model_folder import SHIPPED_DIR
 from model.network import DiffusionEditor
-from model.onnx_network import OrtNetwork
-from model.serving import ServingNetwork, load_served_model, new_room
-from model.torch_serving import TorchServing
+from model.runtime import onnx_network
+from model.runtime.onnx_network import OrtNetwork
+from model.runtime.serving import ServingNetwork, load_served_model, new_room
+from model.runtime.torch_serving import TorchServing
 
 
 def tiny_pair(int8: bool = False, threads: int = 1) -> tuple[TorchServing, OrtNetwork]:
@@ -177,9 +177,9 @@ def test_a_broken_onnx_runtime_falls_back_to_torch(monkeypatch: pytest.MonkeyPat
     def broken(*args: object, **kwargs: object) -> None:
         raise RuntimeError("no CPU provider")
 
-    import model.onnx_network
+    import model.runtime.onnx_network
 
-    monkeypatch.setattr(model.onnx_network, "OrtNetwork", broken)
+    monkeypatch.setattr(model.runtime.onnx_network, "OrtNetwork", broken)
     served = load_served_model(SHIPPED_DIR)
     assert isinstance(served.network, TorchServing)
     cache = served.network.encode_context(np.ones(5, dtype=np.int64))

@@ -7,14 +7,13 @@ from pathlib import Path
 
 import pytest
 
-import model.calibrate_fim
-from model.calibrate_fim import calibrate_continuation
-from model.calibration import Calibrator
-from model.completion_request import CompletionRequest
-from model.inference import FimCompleter
-from model.line_continuation import CONTINUATION_FEATURES, Continuation
-from model.model_folder import SHIPPED_DIR, ModelLoadError
-from model.phrase_table import (
+import model.fim.calibrate
+from model.fim.calibrate import calibrate_continuation
+from model.fim.calibration import Calibrator
+from model.fim.completion_request import CompletionRequest
+from model.fim.inference import FimCompleter
+from model.fim.line_continuation import CONTINUATION_FEATURES, Continuation
+from model.fim.phrase_table import (
     CONFIG_KEY,
     KIND,
     PHRASE_FEATURES,
@@ -25,7 +24,8 @@ from model.phrase_table import (
     read_phrases,
     run_hashes,
 )
-from model.serving import ServedModel, load_served_model
+from model.model_folder import SHIPPED_DIR, ModelLoadError
+from model.runtime.serving import ServedModel, load_served_model
 from model.tokenizer import CodeTokenizer
 
 GUARDED_IMPORT = "try:\n    import yaml\nexcept ImportError:\n    yaml = None\n"
@@ -124,7 +124,7 @@ def test_calibration_fits_it_on_held_out_spans(
     table.save(folder / PHRASES_FILE)
     # Nothing in the file to continue "except " from: the corpus's continuation is offered.
     cases = [("\nexcept ", "ImportError:" if i % 2 else "OSError:", "\n", None) for i in range(40)]
-    monkeypatch.setattr(model.calibrate_fim, "with_workspace", lambda files, count, seed: cases)
+    monkeypatch.setattr(model.fim.calibrate, "with_workspace", lambda files, count, seed: cases)
     report = calibrate_continuation(folder, [])
     assert "corpus phrases: offered on 40 of" in report
     assert "50.0% right; fitted on 20, measured on 20" in report

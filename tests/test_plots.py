@@ -3,7 +3,7 @@
 import json
 from pathlib import Path
 
-from model.plots import plot_loss_curve, plot_precision_curve, read_history
+from model.training.plots import plot_loss_curve, plot_precision_curve, read_history
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 

@@ -8,10 +8,10 @@ import pytest
 import torch
 
 from model.checkpoint import load_model
-from model.fim_examples import SpanKind, choose_span, make_example
 from model.formats import ContextBudget, canvas_targets, context_ids, middle_from_canvas
 from model.sampler import CommitRule, SamplerSettings, denoise, select_commits
 from model.tokenizer import CodeTokenizer
+from model.training.fim_examples import SpanKind, choose_span, make_example
 
 SHIPPED = Path(__file__).resolve().parent.parent / "model" / "weights"
 
@@ -131,10 +131,10 @@ def test_the_head_writes_the_cut_token_again_the_middle_and_the_suffix_s_first_l
 def test_reused_context_cache_gives_the_same_completion_as_a_fresh_one(tokenizer: CodeTokenizer) -> None:
     from model.architecture import NetworkConfig
     from model.checkpoint import LoadedModel
-    from model.completion_request import CompletionRequest
-    from model.inference import FimCompleter
+    from model.fim.completion_request import CompletionRequest
+    from model.fim.inference import FimCompleter
     from model.network import DiffusionEditor
-    from model.torch_serving import serve_in_torch
+    from model.runtime.torch_serving import serve_in_torch
 
     torch.manual_seed(0)
     network = DiffusionEditor(NetworkConfig(vocab_size=tokenizer.vocab_size, n_layer=1, n_head=2, d_model=32,
@@ -224,9 +224,9 @@ def test_a_frozen_tail_runs_passes_only_up_to_the_committed_end() -> None:
 def test_a_room_with_pending_context_denoises_like_the_encoded_context(runtime: str) -> None:
     from model.architecture import NetworkConfig
     from model.network import DiffusionEditor
-    from model.onnx_network import OrtNetwork
-    from model.serving import ServingNetwork
-    from model.torch_serving import TorchServing
+    from model.runtime.onnx_network import OrtNetwork
+    from model.runtime.serving import ServingNetwork
+    from model.runtime.torch_serving import TorchServing
 
     torch.manual_seed(0)
     editor = DiffusionEditor(NetworkConfig(vocab_size=64, n_layer=1, n_head=2, d_model=32, mlp_hidden=48)).eval()

@@ -7,15 +7,13 @@ from pathlib import Path
 
 import pytest
 
-import model.calibrate_fim
-from model.calibrate_fim import calibrate_shown
-from model.completion_request import Candidate, CompletionRequest
-from model.fim_patterns import AGREE_1, AGREE_3
-from model.inference import FimCompleter
-from model.left_to_right import KIND as LEFT_TO_RIGHT
-from model.model_folder import SHIPPED_DIR
-from model.serving import ServedModel
-from model.shown_calibration import (
+import model.fim.calibrate
+from model.fim.calibrate import calibrate_shown
+from model.fim.completion_request import Candidate, CompletionRequest
+from model.fim.fim_patterns import AGREE_1, AGREE_3
+from model.fim.inference import FimCompleter
+from model.fim.left_to_right import KIND as LEFT_TO_RIGHT
+from model.fim.shown_calibration import (
     CANVAS,
     CONFIG_KEY,
     COPY,
@@ -26,6 +24,8 @@ from model.shown_calibration import (
     fit_shown,
     source_of,
 )
+from model.model_folder import SHIPPED_DIR
+from model.runtime.serving import ServedModel
 from model.tokenizer import CodeTokenizer
 
 
@@ -113,8 +113,8 @@ def test_calibration_fits_the_maps_on_the_winners_and_stores_them(
         cases.append(("none", "x", "", None))
         if i % 10 == 0:
             cases.append(("head 0.9", "x", "", None))
-    monkeypatch.setattr(model.calibrate_fim, "with_workspace", lambda files, count, seed: cases)
-    monkeypatch.setattr(model.calibrate_fim, "FimCompleter", _Scripted)
+    monkeypatch.setattr(model.fim.calibrate, "with_workspace", lambda files, count, seed: cases)
+    monkeypatch.setattr(model.fim.calibrate, "FimCompleter", _Scripted)
     report = calibrate_shown(folder, [])
     assert f"{len(cases)} held-out spans completed as served" in report and f"{LEFT_TO_RIGHT} 5 (kept)" in report
     stored = ShownCalibration.from_dict(json.loads((folder / "config.json").read_text())["calibration"][CONFIG_KEY])

@@ -8,10 +8,10 @@ import sys
 from pathlib import Path
 
 from model.checkpoint import load_model
-from model.completion_request import CompletionRequest
-from model.inference import FimCompleter
-from model.repo_corpus import build_repo_corpus, python_paths
-from model.serving import load_served_model
+from model.data.repo_corpus import build_repo_corpus, python_paths
+from model.fim.completion_request import CompletionRequest
+from model.fim.inference import FimCompleter
+from model.runtime.serving import load_served_model
 
 ROOT = Path(__file__).resolve().parent.parent
 

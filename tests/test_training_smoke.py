@@ -35,8 +35,8 @@ def test_a_few_training_steps_checkpoint_resume_and_export(tmp_path: Path) -> No
 
 
 def test_the_progress_line_says_where_the_run_is_and_when_it_ends(tmp_path: Path) -> None:
-    from model.train import progress_line
-    from model.train_config import TrainConfig
+    from model.training.train import progress_line
+    from model.training.train_config import TrainConfig
 
     config = TrainConfig(corpus_dir=tmp_path, run_dir=tmp_path, steps=1000, time_limit_seconds=600)
     line = progress_line(250, config, 2_000_000, 2.5, 4.4, 3000.0, 1.0, 100.0)
@@ -69,8 +69,8 @@ def test_a_warm_start_keeps_the_tokenizer_of_the_model_it_starts_from(tmp_path: 
 
 
 def test_warmup_stable_decay_holds_the_peak_then_cools_down_to_the_floor(tmp_path: Path) -> None:
-    from model.train import cooldown_start, learning_rate
-    from model.train_config import TrainConfig
+    from model.training.train import cooldown_start, learning_rate
+    from model.training.train_config import TrainConfig
 
     config = TrainConfig(corpus_dir=tmp_path, run_dir=tmp_path, steps=1000, lr=1e-3, warmup_steps=100,
                          decay_fraction=0.2)

@@ -10,11 +10,11 @@ import torch
 from lsp_server.cli import main
 from model.architecture import NetworkConfig
 from model.checkpoint import load_model, save_model
+from model.fim.phrase_table import PHRASES_FILE
 from model.model_folder import SHIPPED_DIR
 from model.network import DiffusionEditor
-from model.phrase_table import PHRASES_FILE
 from model.tokenizer import CodeTokenizer
-from model.weight_averaging import average_models
+from model.training.weight_averaging import average_models
 
 TOKENIZER = CodeTokenizer.load(SHIPPED_DIR / "tokenizer.json")
 CONFIG = NetworkConfig(vocab_size=TOKENIZER.vocab_size, n_layer=1, n_head=2, d_model=32, mlp_hidden=48)

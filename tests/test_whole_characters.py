@@ -4,9 +4,9 @@ write one, which would be inserted as U+FFFD."""
 import pytest
 
 from lsp_server.engine import Engine, FimQuery, NextEditQuery
-from model.completion_request import Candidate
-from model.inference import FimCompleter
-from model.next_edit import NextEditor, ProposedEdit
+from model.fim.completion_request import Candidate
+from model.fim.inference import FimCompleter
+from model.next_edit.editor import NextEditor, ProposedEdit
 
 
 async def test_answers_holding_part_of_a_character_are_dropped(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -12,9 +12,9 @@ from lsp_server.bench.lsp_client import LspClient
 from lsp_server.edit_log import EditLog
 from lsp_server.file_watcher import WorkspaceWatcher
 from lsp_server.workspace_lines import MAX_CHANGED_FILES, WorkspaceLines, file_key
-from model.calibrate_fim import measure_copies, with_workspace
-from model.corpus import SourceFile
-from model.fim_patterns import (
+from model.data.corpus import SourceFile
+from model.fim.calibrate import measure_copies, with_workspace
+from model.fim.fim_patterns import (
     AGREE_1,
     MAX_WORKSPACE_MATCHES,
     WORKSPACE_AGREE_1,

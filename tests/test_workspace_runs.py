@@ -9,20 +9,20 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-import model.run_index
+import model.fim.run_index
 from lsp_server.bench.fim import workspace_indexed
 from lsp_server.bench.lsp_client import LspClient
 from lsp_server.workspace_lines import WorkspaceLines, file_key
-from model.fim_patterns import LineIndex, RelatedLines
-from model.line_continuation import LineContinuer
-from model.run_index import MAX_INDEXED_TOKENS, RunIndexBuilder
+from model.fim.fim_patterns import LineIndex, RelatedLines
+from model.fim.line_continuation import LineContinuer
+from model.fim.run_index import MAX_INDEXED_TOKENS, RunIndexBuilder
 
 SERVER = [sys.executable, "-m", "lsp_server", "serve"]
 CALLS = "server.configure(verbose=True, retries=3)\n"
 
 
 def followers_text(index: object, context: list[str], skip: str | None = None) -> list[list[str]]:
-    from model.run_index import RunIndex
+    from model.fim.run_index import RunIndex
 
     assert isinstance(index, RunIndex)
     return [sorted(index.strings[t] for t in found.tolist()) for found in index.followers(context, skip)]
@@ -115,7 +115,7 @@ async def test_the_server_continues_a_line_as_the_workspace_s_other_files_do(tmp
 def test_where_the_runs_are_capped_the_newest_files_are_the_ones_kept(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(model.run_index, "MAX_INDEXED_TOKENS", 12)  # one file of 9 tokens
+    monkeypatch.setattr(model.fim.run_index, "MAX_INDEXED_TOKENS", 12)  # one file of 9 tokens
     files = {tmp_path / "a_old.py": "old = configure(stale)\n", tmp_path / "z_new.py": "new = configure(fresh)\n"}
     for age, path in enumerate(files):
         path.write_text(files[path])

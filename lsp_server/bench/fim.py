@@ -222,8 +222,8 @@ def held_out_cases(corpus: Path, limit: int, workspace: Path | None = None) -> l
     every held-out file is written there whole, one folder per package, and each case is
     the document at its file's path: the server sees the rest of the package as an editor
     would, and the file's saved copy (which holds the answer) must not be used."""
-    from model.calibrate_fim import cut_from_files
-    from model.corpus import read_corpus
+    from model.data.corpus import read_corpus
+    from model.fim.calibrate import cut_from_files
 
     files = read_corpus(corpus)
     if workspace is not None:

@@ -29,7 +29,7 @@ from typing import Any
 
 from lsp_server.bench.fim import is_exact, percentile, position_to_offset
 from lsp_server.bench.lsp_client import LspClient
-from model.next_edit_examples import EditPair, Hunk, line_hunks, replay, replay_targets
+from model.training.next_edit_examples import EditPair, Hunk, line_hunks, replay, replay_targets
 
 THRESHOLDS = (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9)
 

@@ -15,7 +15,7 @@ def bench(args: argparse.Namespace) -> int:
     if args.suite == "decode":
         from model.bench.decode import dev_cases, format_rows, read_cases, run_decode_bench
         from model.model_folder import SHIPPED_DIR
-        from model.serving import load_served_model
+        from model.runtime.serving import load_served_model
 
         loaded = load_served_model(args.model or SHIPPED_DIR)
         cases = read_cases(args.data, args.limit) if args.data else dev_cases(args.dev, args.limit)

@@ -6,8 +6,9 @@ import argparse
 
 
 def calibrate(args: argparse.Namespace) -> int:
-    from model.calibrate_fim import calibrate as fit_calibration
-    from model.calibrate_fim import (
+    from model.data.corpus import read_corpus
+    from model.fim.calibrate import calibrate as fit_calibration
+    from model.fim.calibrate import (
         calibrate_continuation,
         calibrate_copies,
         calibrate_copy_check,
@@ -15,9 +16,8 @@ def calibrate(args: argparse.Namespace) -> int:
         calibrate_left_to_right,
         calibrate_shown,
     )
-    from model.calibrate_next_edit import calibrate_next_edit
-    from model.corpus import read_corpus
     from model.model_folder import SHIPPED_DIR
+    from model.next_edit.calibrate import calibrate_next_edit
 
     model_dir = args.into or args.model or SHIPPED_DIR
     dev_files = read_corpus(args.dev) if args.only != "next-edit" else []

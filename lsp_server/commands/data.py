@@ -8,7 +8,7 @@ import argparse
 
 def corpus(args: argparse.Namespace) -> int:
     """Write ``corpus/packages.json`` for the built corpus and print it as a table."""
-    from model.corpus import package_table, write_package_index
+    from model.data.corpus import package_table, write_package_index
 
     corpus_dir = args.work_dir / "corpus"
     if not (corpus_dir / "train.jsonl").is_file():
@@ -19,7 +19,7 @@ def corpus(args: argparse.Namespace) -> int:
 
 def heldout(args: argparse.Namespace) -> int:
     """Build a set of packages in no corpus and print what it holds."""
-    from model.heldout_set import FILES_NAME, build_heldout_set, format_counts
+    from model.data.heldout_set import FILES_NAME, build_heldout_set, format_counts
 
     if args.max_files_per_package is not None and args.max_files_per_package < 1:
         raise ValueError("--max-files-per-package must be at least 1")
@@ -31,9 +31,9 @@ def heldout(args: argparse.Namespace) -> int:
 
 def phrases(args: argparse.Namespace) -> int:
     """``redraft phrases``: the corpus phrase table, written into a model folder."""
+    from model.fim.phrase_table import PHRASES_FILE, build_phrase_table
     from model.model_folder import SHIPPED_DIR
-    from model.phrase_table import PHRASES_FILE, build_phrase_table
-    from model.pipeline import training_sample
+    from model.training.pipeline import training_sample
 
     corpus_dir = args.work_dir / "corpus"
     if not (corpus_dir / "train.jsonl").is_file():

@@ -39,9 +39,9 @@ DEMO_CURSORS = ("                found.append(", "        self.value = ", "    f
 
 
 def _load_completer(model: Path | None) -> object:
-    from model.inference import FimCompleter
+    from model.fim.inference import FimCompleter
     from model.model_folder import SHIPPED_DIR
-    from model.serving import load_served_model
+    from model.runtime.serving import load_served_model
 
     return FimCompleter(load_served_model(model or SHIPPED_DIR))
 
@@ -52,12 +52,12 @@ def _show_completion(
     """Print the top suggestion (its steps with ``--steps``) decoded as the server decodes
     it as you type, so that its confidence and whether an editor would show it are the
     server's."""
-    from model.completion_request import CompletionRequest
-    from model.fim_patterns import WORKSPACE_KINDS, RelatedLines
-    from model.inference import FimCompleter
-    from model.left_to_right import KIND as LEFT_TO_RIGHT
-    from model.line_continuation import KIND as CONTINUED
-    from model.phrase_table import KIND as PHRASE
+    from model.fim.completion_request import CompletionRequest
+    from model.fim.fim_patterns import WORKSPACE_KINDS, RelatedLines
+    from model.fim.inference import FimCompleter
+    from model.fim.left_to_right import KIND as LEFT_TO_RIGHT
+    from model.fim.line_continuation import KIND as CONTINUED
+    from model.fim.phrase_table import KIND as PHRASE
 
     assert isinstance(completer, FimCompleter)
     assert related is None or isinstance(related, RelatedLines)
@@ -153,8 +153,8 @@ def _show_canvas(completer: object, prefix: str, suffix: str, args: argparse.Nam
     """The canvas denoised alone, pass by pass up to one pass per position: the diffusion
     at work, which the server cuts to one pass as you type (and the suggestion above may
     have come from elsewhere: a copy, a continuation, the next-token head)."""
-    from model.completion_request import CompletionRequest
-    from model.inference import FimCompleter
+    from model.fim.completion_request import CompletionRequest
+    from model.fim.inference import FimCompleter
 
     assert isinstance(completer, FimCompleter)
     request = CompletionRequest(prefix, suffix, canvas_size=args.canvas, threshold=args.threshold,

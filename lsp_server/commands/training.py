@@ -14,10 +14,10 @@ def train(args: argparse.Namespace) -> int:
 
     from model.architecture import NetworkConfig
     from model.model_folder import TOKENIZER_FILE
-    from model.pipeline import export_model, prepare_corpus, prepare_tokenizer
     from model.tokenizer import CodeTokenizer
-    from model.train import train as run_training
-    from model.train_config import TrainConfig
+    from model.training.pipeline import export_model, prepare_corpus, prepare_tokenizer
+    from model.training.train import train as run_training
+    from model.training.train_config import TrainConfig
 
     torch.set_num_threads(max(1, min(torch.get_num_threads(), os.cpu_count() or 1)))
     if args.repo is not None:
@@ -69,12 +69,12 @@ def train_on_repo(args: argparse.Namespace) -> int:
     import shutil
 
     from model.checkpoint import load_model
+    from model.data.repo_corpus import build_repo_corpus
+    from model.fim.phrase_table import PHRASES_FILE
     from model.model_folder import CONFIG_FILE, SHIPPED_DIR
-    from model.phrase_table import PHRASES_FILE
-    from model.pipeline import export_model
-    from model.repo_corpus import build_repo_corpus
-    from model.train import train as run_training
-    from model.train_config import TrainConfig
+    from model.training.pipeline import export_model
+    from model.training.train import train as run_training
+    from model.training.train_config import TrainConfig
 
     root = args.repo.expanduser().resolve()
     start_from = args.init_from or SHIPPED_DIR
@@ -121,8 +121,8 @@ def ablate(args: argparse.Namespace) -> int:
     """``redraft ablate``: small arms side by side; one table (also in ablations/results.json)."""
     import torch
 
-    from model.ablations import format_results, run_ablations
     from model.model_folder import SHIPPED_DIR, TOKENIZER_FILE
+    from model.training.ablations import format_results, run_ablations
 
     torch.set_num_threads(max(1, min(torch.get_num_threads(), os.cpu_count() or 1)))
     names = [n.strip() for n in args.arms.split(",") if n.strip()] if args.arms else None
@@ -133,10 +133,10 @@ def ablate(args: argparse.Namespace) -> int:
 
 def distill(args: argparse.Namespace) -> int:
     """``redraft distill``: the teacher's stepwise canvases for one-pass distillation (``distill.py``)."""
-    from model.corpus import read_corpus
-    from model.distill import TeacherLength, write_teacher_examples
+    from model.data.corpus import read_corpus
     from model.model_folder import SHIPPED_DIR
-    from model.serving import load_served_model
+    from model.runtime.serving import load_served_model
+    from model.training.distill import TeacherLength, write_teacher_examples
 
     train_split = args.work_dir / "corpus" / "train.jsonl"
     if not train_split.is_file():
@@ -154,7 +154,7 @@ def distill(args: argparse.Namespace) -> int:
 
 def average(args: argparse.Namespace) -> int:
     """``redraft average``: the uniform mean of several runs' weights (``weight_averaging.py``)."""
-    from model.weight_averaging import write_average
+    from model.training.weight_averaging import write_average
 
     averaged = write_average(args.folders, args.into)
     spreads = ", ".join(f"{folder}: {spread:.3f}" for folder, spread in zip(args.folders, averaged.spreads,

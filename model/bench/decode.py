@@ -28,11 +28,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import NamedTuple
 
-from model.completion_request import AS_YOU_TYPE_MAX_STEPS, CompletionRequest
-from model.inference import FimCompleter
-from model.left_to_right import BEAMS
+from model.fim.completion_request import AS_YOU_TYPE_MAX_STEPS, CompletionRequest
+from model.fim.inference import FimCompleter
+from model.fim.left_to_right import BEAMS
+from model.runtime.serving import ServedModel
 from model.sampler import CommitRule
-from model.serving import ServedModel
 
 
 @dataclass(frozen=True)
@@ -68,8 +68,8 @@ def read_cases(path: Path, limit: int | None) -> list[FimCase]:
 
 def dev_cases(corpus: Path, limit: int, seed: int = 7) -> list[FimCase]:
     """Held-out spans cut from a corpus .jsonl with the training span mix, as calibration cuts them."""
-    from model.calibrate_fim import dev_cases as cut_cases  # it imports same_code from here
-    from model.corpus import read_corpus
+    from model.data.corpus import read_corpus
+    from model.fim.calibrate import dev_cases as cut_cases  # it imports same_code from here
 
     return [FimCase(prefix, suffix, middle) for prefix, middle, suffix in cut_cases(read_corpus(corpus), limit, seed)]
 

@@ -1,0 +1,3 @@
+"""Where the training and benchmark code comes from: the corpus of pinned sdists and the standard
+library, real edits between releases, a user's repository, and sets of packages no corpus holds.
+"""

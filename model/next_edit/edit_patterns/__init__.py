@@ -1,0 +1,249 @@
+"""Edits that repeat the newest change elsewhere, found without the network.
+
+Most next edits a person makes right after a change are the same change again: a renamed
+name still used below, the same argument added at the next call, the twin of a deleted or
+rewritten line. These patterns are read off the edit log exactly (token diffs of the
+newest change), so they are proposed at once and never invented; the network handles what
+no pattern explains. Each proposal carries its ``kind``; its confidence is the precision
+that kind reached on held-out real edits (``NextEditCalibration``).
+
+Kinds:
+- ``rename``: one identifier replaced by another (every changed token in the edit is that
+  same replacement); other uses of the old name get the new one, on the edited line too,
+  outside strings and comments (an f-string's fields are code). A parameter renamed in a
+  ``def``/``function`` header is carried only through that function's body; a name the
+  function around the change binds, through that function (header included; every use
+  there is "near"); a name it only uses is a global, carried through the file. An
+  attribute the class around the change sets (``self.name = …``), renamed through
+  ``self.`` or ``cls.``, is carried through that class; a method it defines, renamed in
+  its ``def`` or at a call through ``self.`` (to a name the class does not define), is
+  carried to its ``def`` and its calls through any object in the file. Their uses through
+  ``self.``, ``cls.`` or ``super().`` in the class are all "near" (another receiver's
+  ``x.name`` may be another class's: as near as it is). A name
+  keeps its role: a renamed variable leaves ``f(path=path)``'s keyword alone, a renamed
+  keyword leaves variables, a parameter named like its function leaves the function. A
+  use switched to another variable of the function (both names bound apart from the
+  edited lines, and no earlier step of the same rename there) is not a rename.
+- ``call_site``: the arguments of a call ``name(…)`` changed by appending, prepending,
+  replacing or removing one argument; other calls of ``name`` with the old argument get
+  the same change. Not for a rename: a variable renamed in a call is the rename's.
+- ``same_line``: a whole line was rewritten or deleted; lines equal to its old text get
+  the same rewrite (with their own indentation) or are deleted; a line wrapped over
+  several (the same words) has its twins wrapped alike. Not for a rename, whose twin line
+  in another function is another variable. When the newest change implies nothing at
+  all, the twin lines of the change before it (``twins_of_previous_change``).
+- ``builtin_generic``: typing modernised. The change writes typing's aliases of builtins
+  as the builtins (PEP 585: ``List[int]`` → ``list[int]``, ``t.Dict[`` → ``dict[``) or
+  ``Optional[X]`` / ``Union[A, B]`` as ``X | None`` / ``A | B`` (PEP 604), or drops them
+  from a ``from typing import`` line; every other line using a name the change touched, or
+  one the file no longer imports, is written the same way, and with PEP 604 the builtin
+  aliases too (one sweep, by hand or a tool's fixes replayed hunk by hunk, does both).
+- ``substitution``, only when none of the above applies: one line's change is one
+  contiguous run of tokens replaced by another (``"%s" % x`` → ``str(x)``, ``.get(`` →
+  ``.pop(``, ``, 0)`` → ``, None)``); other lines holding that run between the same
+  neighbouring tokens get the same replacement.
+- ``insertion``, likewise: one line's change is one run of tokens inserted (``def f():`` →
+  ``def f() -> None:``); other lines with the same first word and the same
+  ``INSERTION_CONTEXT`` words or symbols on each side of that place get the same run.
+
+The kinds live in their own modules: ``rename``, ``call_sites``, ``same_lines``,
+``builtin_generics``, and ``one_line_rewrites`` (``substitution`` and ``insertion``). They
+share ``changes`` (the change, the proposal, the kinds' names) and ``text`` (lines, tokens,
+indentation); this module runs them and places what they propose.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import replace
+from functools import cache
+
+from model.code_text import PythonLiterals
+from model.next_edit.edit_patterns.builtin_generics import builtin_generic_edits
+from model.next_edit.edit_patterns.call_sites import call_site_edits
+from model.next_edit.edit_patterns.changes import (
+    BUILTIN_GENERIC,
+    CALIBRATION_KEYS,
+    CALL_SITE,
+    INSERTION,
+    KINDS,
+    MAX_CHAIN,
+    NEAR_LINES,
+    RENAME,
+    SAME_LINE,
+    SUBSTITUTION,
+    Change,
+    PatternEdit,
+)
+from model.next_edit.edit_patterns.one_line_rewrites import (
+    INSERTION_CONTEXT,
+    LONGEST_LINE,
+    SUBSTITUTION_CONTEXT,
+    as_insertion,
+    as_substitution,
+    one_line_rewrite_edits,
+)
+from model.next_edit.edit_patterns.rename import rename_edits, renamed_identifier
+from model.next_edit.edit_patterns.same_lines import same_line_edits
+from model.next_edit.edit_patterns.text import split_lines
+
+__all__ = [
+    "BUILTIN_GENERIC",
+    "CALIBRATION_KEYS",
+    "CALL_SITE",
+    "INSERTION",
+    "INSERTION_CONTEXT",
+    "KINDS",
+    "LONGEST_LINE",
+    "NEAR_LINES",
+    "RENAME",
+    "SAME_LINE",
+    "SUBSTITUTION",
+    "SUBSTITUTION_CONTEXT",
+    "WINDOW_LINES",
+    "Change",
+    "PatternEdit",
+    "net_change",
+    "pattern_edits",
+    "previous_change",
+    "travel",
+    "twins_of_previous_change",
+]
+
+# Lines looked at on each side of the change: bounds the work in a huge file.
+WINDOW_LINES = 3_000
+
+
+def net_change(changes: list[Change]) -> Change | None:
+    """The newest change, merged with the earlier ones that typed on the same line.
+
+    The edit log merges keystrokes only within a second; a slow rename arrives as several
+    events (``value`` → ``v`` → ``a`` → ``am`` …) whose sum is the rename."""
+    return _merged(changes)[0] if changes else None
+
+
+def _merged(changes: list[Change]) -> tuple[Change, int]:
+    """The newest change with its keystrokes merged, and how many events that took."""
+    merged = changes[-1]
+    count = 1
+    for earlier in reversed(changes[-MAX_CHAIN:-1]):
+        single = _line_count(earlier.old_text) == _line_count(earlier.new_text) == 1
+        if not (single and earlier.start_line == merged.start_line and earlier.new_text == merged.old_text):
+            break
+        merged = Change(merged.start_line, earlier.old_text, merged.new_text)
+        count += 1
+    return merged, count
+
+
+def previous_change(changes: list[Change]) -> Change | None:
+    """The change before the newest (each with its keystrokes merged), its start moved to
+    where its lines are now; None when there is none, or when a newer change rewrote its
+    lines."""
+    if not changes:
+        return None
+    _, count = _merged(changes)
+    older, newer = changes[: len(changes) - count], changes[len(changes) - count :]
+    if not older:
+        return None
+    previous, _ = _merged(older)
+    start, size = previous.start_line, _line_count(previous.new_text)
+    for change in newer:
+        replaced = _line_count(change.old_text)
+        if change.start_line + replaced <= start:
+            start += _line_count(change.new_text) - replaced
+        elif change.start_line < start + size:
+            return None
+    return replace(previous, start_line=start)
+
+
+def twins_of_previous_change(lines: list[str], changes: list[Change]) -> list[PatternEdit]:
+    """The twin lines of the change before the newest, away from the lines just edited.
+
+    For when the newest change implies nothing: the same line rewritten in several places
+    with another fix in between. Only twin lines: replayed on release diffs (session 35),
+    the other kinds' near proposals from the change before were right 93 times in 230,
+    twin lines near it 71 in 103."""
+    previous, newest = previous_change(changes), net_change(changes)
+    if previous is None or newest is None:
+        return []
+    just_edited = range(newest.start_line, newest.start_line + _line_count(newest.new_text))
+    edited, window = _span(lines, previous)
+    twins = [edit for edit in same_line_edits(lines, previous, edited, window) if edit.start_line not in just_edited]
+    return _placed(twins, previous, edited)
+
+
+def travel(changes: list[Change]) -> int:
+    """Which way the person is moving through the file: 1 down, -1 up, 0 not known.
+
+    The newest change against the one before it, each with its keystrokes merged. Two
+    steps of one rename are one edit, not a way: its uses on both sides are still to do."""
+    if not changes:
+        return 0
+    newest, count = _merged(changes)
+    if count == len(changes):
+        return 0
+    previous, _ = _merged(changes[: len(changes) - count])
+    if previous.start_line == newest.start_line:
+        return 0
+    rename = renamed_identifier(newest.old_text, newest.new_text)
+    if rename is not None and rename == renamed_identifier(previous.old_text, previous.new_text):
+        return 0
+    return 1 if newest.start_line > previous.start_line else -1
+
+
+def pattern_edits(lines: list[str], change: Change, path: str = "",
+                  earlier: Sequence[Change] = ()) -> list[PatternEdit]:
+    """Every line of ``lines`` (with their endings) that the change's pattern would rewrite.
+
+    ``change`` has already been applied to ``lines``; ``earlier``: the document's changes
+    before it, oldest first (a rename made in several steps is told by them). Proposals
+    come nearest to the change first, lines below it before lines above at the same distance."""
+    found: dict[int, PatternEdit] = {}
+    edited, window = _span(lines, change)
+    literals = cache(lambda: PythonLiterals(lines))  # read once, and only by a pattern that needs it
+    for edit in (*rename_edits(lines, change, edited, window, path, earlier, literals),
+                 *call_site_edits(lines, change, edited, window), *same_line_edits(lines, change, edited, window),
+                 *builtin_generic_edits(lines, change, window, path, literals)):
+        found.setdefault(edit.start_line, edit)
+    if not found:  # the most general patterns, only when no specific one explains the change
+        found = {edit.start_line: edit for edit in (
+            *one_line_rewrite_edits(lines, change, edited, window, as_substitution, SUBSTITUTION),
+            *one_line_rewrite_edits(lines, change, edited, window, as_insertion, INSERTION))}
+    return _placed(found.values(), change, edited)
+
+
+def _span(lines: list[str], change: Change) -> tuple[range, range]:
+    """The lines the change wrote, and the window looked at around them."""
+    edited = range(change.start_line, change.start_line + _line_count(change.new_text))
+    return edited, range(max(0, change.start_line - WINDOW_LINES), min(len(lines), edited.stop + WINDOW_LINES))
+
+
+def _placed(edits: Iterable[PatternEdit], change: Change, edited: range) -> list[PatternEdit]:
+    """Consecutive edits merged, each told how far it is from the change, nearest first."""
+    def away(edit: PatternEdit) -> int:
+        if edit.start_line >= edited.stop:
+            return edit.start_line - edited.stop + 1
+        return edit.start_line - change.start_line  # negative: above the change
+
+    placed = [replace(e, lines_away=away(e)) for e in _merge_adjacent(sorted(edits, key=_start))]
+    return sorted(placed, key=lambda e: 2 * e.lines_away if e.lines_away >= 0 else -2 * e.lines_away + 1)
+
+
+def _start(edit: PatternEdit) -> int:
+    return edit.start_line
+
+
+def _merge_adjacent(edits: list[PatternEdit]) -> list[PatternEdit]:
+    """Edits of consecutive lines become one: people fix a run of lines in one go."""
+    merged: list[PatternEdit] = []
+    for edit in edits:
+        last = merged[-1] if merged else None
+        if last is not None and last.end_line == edit.start_line and last.kind == edit.kind:
+            merged[-1] = replace(last, end_line=edit.end_line, new_text=last.new_text + edit.new_text)
+        else:
+            merged.append(edit)
+    return merged
+
+
+def _line_count(text: str) -> int:
+    return len(split_lines(text))

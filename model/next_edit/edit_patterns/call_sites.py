@@ -1,0 +1,95 @@
+"""The ``call_site`` kind: one argument changed at one call of a function, made at its
+other calls."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from model.next_edit.edit_patterns.changes import CALL_SITE, Change, PatternEdit
+from model.next_edit.edit_patterns.rename import is_rename
+from model.next_edit.edit_patterns.text import FUNCTION_HEADER, split_arguments, split_lines
+
+_CALL = re.compile(r"([A-Za-z_][\w.]*)\(")
+
+
+def _calls(line: str) -> list[tuple[str, int, int]]:
+    """(name, start of the arguments, end of the arguments) of calls closed on the line."""
+    found = []
+    for match in _CALL.finditer(line):
+        depth, i = 1, match.end()
+        while i < len(line) and depth:
+            depth += {"(": 1, ")": -1}.get(line[i], 0)
+            i += 1
+        if depth == 0:
+            found.append((match.group(1), match.end(), i - 1))
+    return found
+
+
+@dataclass(frozen=True)
+class _ArgumentChange:
+    name: str
+    old: tuple[str, ...]  # the arguments before and after, at one call
+    new: tuple[str, ...]
+
+    def apply(self, arguments: list[str]) -> list[str] | None:
+        """The same change for another call's arguments; None when it doesn't fit."""
+        old, new = list(self.old), list(self.new)
+        if len(new) == len(old) + 1 and new[: len(old)] == old:  # appended
+            added = new[-1]
+            return None if added in arguments else [*arguments, added]
+        if len(new) == len(old) + 1 and new[1:] == old:  # prepended
+            return None if new[0] in arguments else [new[0], *arguments]
+        if len(new) == len(old) and sum(a != b for a, b in zip(old, new, strict=True)) == 1:
+            index = next(i for i, (a, b) in enumerate(zip(old, new, strict=True)) if a != b)
+            if index < len(arguments) and arguments[index] == old[index]:
+                return [*arguments[:index], new[index], *arguments[index + 1 :]]
+            keyword = old[index].split("=", 1)[0] if "=" in old[index] else None
+            if keyword and old[index] in arguments:
+                at = arguments.index(old[index])
+                return [*arguments[:at], new[index], *arguments[at + 1 :]]
+            return None
+        if len(new) == len(old) - 1:  # one argument removed
+            removed = next((i for i in range(len(old)) if old[:i] + old[i + 1 :] == new), None)
+            if removed is not None and old[removed] in arguments:
+                return [a for a in arguments if a != old[removed]]
+        return None
+
+
+def _argument_change(old: str, new: str) -> _ArgumentChange | None:
+    old_calls = {name: old[a:b] for name, a, b in _calls(old)}
+    changed = [(name, old_calls[name], new[a:b]) for name, a, b in _calls(new)
+               if name in old_calls and old_calls[name] != new[a:b]]
+    if len(changed) != 1:
+        return None
+    name, before, after = changed[0]
+    outside_old = old.replace(before, "", 1)
+    outside_new = new.replace(after, "", 1)
+    if outside_old != outside_new:  # more changed than the arguments of one call
+        return None
+    return _ArgumentChange(name, tuple(split_arguments(before)), tuple(split_arguments(after)))
+
+
+def call_site_edits(lines: list[str], change: Change, edited: range, window: range) -> Iterable[PatternEdit]:
+    old_lines, new_lines = split_lines(change.old_text), split_lines(change.new_text)
+    if len(old_lines) != 1 or len(new_lines) != 1 or FUNCTION_HEADER.match(new_lines[0]):
+        return
+    if is_rename(old_lines[0], new_lines[0]):
+        return  # a renamed variable passed to a call: the rename knows where else it is used
+    argument_change = _argument_change(old_lines[0], new_lines[0])
+    if argument_change is None:
+        return
+    called = argument_change.name + "("
+    for row in window:
+        line = lines[row]
+        if row in edited or called not in line:
+            continue
+        for name, a, b in reversed(_calls(line)):
+            if name != argument_change.name:
+                continue
+            arguments = argument_change.apply(split_arguments(line[a:b]))
+            if arguments is not None:
+                line = line[:a] + ", ".join(arguments) + line[b:]
+        if line != lines[row]:
+            yield PatternEdit(row, row + 1, line, CALL_SITE)

@@ -1,0 +1,150 @@
+"""What the server runs, without torch: the context cache and the canvas room in numpy,
+the network protocol that both runtimes serve, and loading a model folder for serving.
+
+Serving prefers ONNX Runtime (``onnx_network.py``): ~4× faster per denoising pass here
+than torch, and the server starts without importing torch (~1.6 s of cold start). Where
+ONNX Runtime can't run, torch serves the same protocol (``torch_serving.py``).
+``REDRAFT_ONNX=0`` chooses torch; ``REDRAFT_INT8=0`` keeps floating point in either.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any, Protocol
+
+import numpy as np
+
+from model.architecture import NetworkConfig, weight_shapes
+from model.fim.phrase_table import PhraseTable, read_phrases
+from model.model_folder import SHIPPED_DIR, WEIGHTS_FILE, ModelLoadError, read_folder
+from model.runtime.int8_smoothing import fold, read_scales
+from model.tokenizer import CodeTokenizer
+
+log = logging.getLogger(__name__)
+
+# One (keys, values) pair per layer, each (heads, positions, head_dim), float32.
+Cache = list[tuple[np.ndarray, np.ndarray]]
+
+
+@dataclass
+class Room:
+    """A context cache followed by room for the canvas (``new_room``): every denoising
+    pass writes the canvas's keys/values there in place, instead of concatenating a copy
+    of the whole context's on each pass and layer.
+
+    ``pending`` context tokens (the tail typed since the cache was made) are encoded by
+    the first denoising pass, in the same forward as the canvas: a forward of a few tokens
+    costs mostly fixed per-layer overhead, so one pass instead of two saves that overhead
+    on every request. Exact: the pending rows stay causal.
+
+    That pass may also return the next-token distribution after one pending position
+    (``head_at``, into ``head``): the line the head writes at the cursor starts from it,
+    which saves the beam search a pass of its own (``left_to_right.write_lines``). A
+    runtime that can't leaves ``head`` None."""
+
+    layers: Cache  # each (heads, context + canvas, head_dim)
+    context_length: int  # including the pending tokens
+    pending: np.ndarray | None = None  # (n,) context ids not yet in ``layers``
+    head_at: int | None = None  # a context position whose next-token distribution is wanted
+    head: np.ndarray | None = None  # (vocab,) that distribution, once the pending pass ran
+
+    def head_row(self) -> int | None:
+        """The pending row at ``head_at``, or None when it isn't pending (no head wanted)."""
+        if self.pending is None or self.head_at is None:
+            return None
+        row = self.head_at - (self.context_length - len(self.pending))
+        return row if 0 <= row < len(self.pending) else None
+
+    def context_cache(self) -> Cache:
+        """The context's keys/values (views into the room); only once nothing is pending."""
+        if self.pending is not None:
+            raise ValueError("the room's pending context has not been encoded yet")
+        return [(k[:, :self.context_length], v[:, :self.context_length]) for k, v in self.layers]
+
+
+def new_room(config: NetworkConfig, cache: Cache | None, canvas_size: int, pending: np.ndarray | None) -> Room:
+    """The cache copied once into buffers with room for the pending ids and a canvas."""
+    extra = 0 if pending is None else len(pending)
+    length = 0 if cache is None else cache[0][0].shape[1]
+    layers: Cache = []
+    for i in range(config.n_layer):
+        # Zeroed (calloc: cheap), so a slot no pass has written yet is never NaN.
+        room = np.zeros((2, config.n_head, length + extra + canvas_size, config.head_dim), dtype=np.float32)
+        if cache is not None:
+            room[0, :, :length], room[1, :, :length] = cache[i]
+        layers.append((room[0], room[1]))
+    return Room(layers, length + extra, pending)
+
+
+class ServingNetwork(Protocol):
+    """The denoiser's serving entry points (the torch network's are in ``network.py``)."""
+
+    @property
+    def config(self) -> NetworkConfig: ...
+
+    def encode_context(self, ids: np.ndarray, cache: Cache | None = None) -> Cache:
+        """Causally encode ``ids`` (n,) after an optional cached context; the whole context's cache."""
+
+    def make_room(self, cache: Cache | None, canvas_size: int, pending: np.ndarray | None = None) -> Room:
+        """A room for a canvas after ``cache`` and the ``pending`` ids (``new_room``)."""
+
+    def next_tokens(self, ids: np.ndarray, room: Room, at: int, position: int, sees: np.ndarray) -> np.ndarray:
+        """Encode ``ids`` (n,) as context into the room's slots [at, at + n), all at
+        ``position``: row i sees the slots before ``at`` where ``sees[i]`` ((n, at) bool)
+        and itself, never a later slot. So one pass extends every beam of a search by a
+        token, each after its own tokens (``left_to_right.py``). The distribution over the
+        token after each row (n, vocab), float32."""
+
+    def probabilities(self, canvas: np.ndarray, cache: Cache | Room, where: np.ndarray | None = None) -> np.ndarray:
+        """One refinement step of canvas (L,): each scored position's distribution over the
+        vocabulary (len(where) or L, vocab), float32. In a room, the canvas may be a prefix
+        of the room's: the positions after it keep the keys/values the last pass left."""
+
+
+@dataclass(frozen=True)
+class ServedModel:
+    network: ServingNetwork
+    tokenizer: CodeTokenizer
+    metadata: dict[str, Any]
+    phrases: PhraseTable | None = None  # the corpus's line continuations, when the folder has them
+
+
+def read_weights(folder: Path, config: NetworkConfig) -> dict[str, np.ndarray]:
+    """The weights as float32 arrays, checked against the config."""
+    from safetensors.numpy import load_file
+
+    try:
+        weights = {name: array.astype(np.float32) for name, array in load_file(str(folder / WEIGHTS_FILE)).items()}
+    except Exception as exc:  # a truncated or foreign file
+        raise ModelLoadError(f"cannot read the model in {folder}: {exc}") from exc
+    expected = weight_shapes(config)
+    wrong = sorted(name for name in expected.keys() | weights.keys()
+                   if name not in weights or expected.get(name) != weights[name].shape)
+    if wrong:
+        raise ModelLoadError(f"weights in {folder} do not match its config: {', '.join(wrong[:5])}")
+    return weights
+
+
+def load_served_model(folder: Path = SHIPPED_DIR) -> ServedModel:
+    """The model as the server runs it (module docstring); raises ModelLoadError."""
+    int8 = os.environ.get("REDRAFT_INT8", "1") != "0"
+    if os.environ.get("REDRAFT_ONNX", "1") != "0":
+        contents = read_folder(folder)  # torch's loader reads and checks the folder itself
+        weights = read_weights(folder, contents.config)
+        scales = read_scales(folder, contents.config) if int8 else None
+        if scales is not None:  # the same function, its int8 rounding closer to fp32 (int8_smoothing.py)
+            fold(weights, scales, contents.config)
+        try:
+            from model.runtime.onnx_network import OrtNetwork
+
+            network = OrtNetwork(contents.config, weights, int8=int8)
+        except Exception as exc:  # a missing or broken onnxruntime: torch still serves
+            log.warning("ONNX Runtime can't serve here (%s); serving with torch", exc)
+        else:
+            return ServedModel(network, contents.tokenizer, contents.metadata, read_phrases(folder))
+    from model.runtime.torch_serving import load_torch_served
+
+    return replace(load_torch_served(folder, int8), phrases=read_phrases(folder))

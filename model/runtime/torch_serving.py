@@ -1,0 +1,72 @@
+"""The torch network behind the serving protocol (numpy in, numpy out): for tests and
+ablations, which measure the network as trained, and for serving where ONNX Runtime
+can't run. Arrays and tensors share memory, so a room written by torch is the room."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import torch
+
+from model.architecture import NetworkConfig
+from model.checkpoint import LoadedModel, load_model
+from model.network import CanvasRoom, DiffusionEditor, KVCache
+from model.runtime.int8 import quantize_for_serving
+from model.runtime.serving import Cache, Room, ServedModel, new_room
+
+
+class TorchServing:
+    def __init__(self, editor: DiffusionEditor) -> None:
+        self.editor = editor
+
+    @property
+    def config(self) -> NetworkConfig:
+        return self.editor.config
+
+    @torch.no_grad()
+    def encode_context(self, ids: np.ndarray, cache: Cache | None = None) -> Cache:
+        encoded = self.editor.encode_context(torch.from_numpy(np.asarray(ids, dtype=np.int64))[None],
+                                             None if cache is None else _tensors(cache))
+        return [(k[0].float().numpy(), v[0].float().numpy()) for k, v in encoded]
+
+    def make_room(self, cache: Cache | None, canvas_size: int, pending: np.ndarray | None = None) -> Room:
+        return new_room(self.config, cache, canvas_size, pending)
+
+    @torch.no_grad()
+    def next_tokens(self, ids: np.ndarray, room: Room, at: int, position: int, sees: np.ndarray) -> np.ndarray:
+        tokens = torch.from_numpy(np.asarray(ids, dtype=np.int64))[None]
+        visible = torch.from_numpy(np.asarray(sees, dtype=bool))
+        # Writes into the room.
+        logits = self.editor.next_tokens_logits(tokens, _tensors(room.layers), at, position, visible)
+        return logits.float().softmax(-1).numpy()
+
+    @torch.no_grad()
+    def probabilities(self, canvas: np.ndarray, cache: Cache | Room, where: np.ndarray | None = None) -> np.ndarray:
+        ids = torch.from_numpy(np.asarray(canvas, dtype=np.int64))[None]
+        rows = None if where is None else torch.from_numpy(np.asarray(where, dtype=np.int64))
+        if not isinstance(cache, Room):
+            return self.editor.denoise(ids, _tensors(cache), rows).float().softmax(-1).numpy()
+        pending = None if cache.pending is None else torch.from_numpy(np.asarray(cache.pending, dtype=np.int64))[None]
+        room = CanvasRoom(_tensors(cache.layers), cache.context_length, pending)
+        logits = self.editor.denoise(ids, room, rows)  # writes into the shared buffers
+        cache.pending = None
+        return logits.float().softmax(-1).numpy()
+
+
+def _tensors(cache: Cache) -> KVCache:
+    return [(torch.from_numpy(k)[None], torch.from_numpy(v)[None]) for k, v in cache]
+
+
+def serve_in_torch(loaded: LoadedModel) -> ServedModel:
+    """A torch-loaded model behind the serving protocol, as it is (float, no int8)."""
+    return ServedModel(TorchServing(loaded.network), loaded.tokenizer, loaded.metadata)
+
+
+def load_torch_served(folder: Path, int8: bool = True) -> ServedModel:
+    """Serving in torch: float32 (the rooms are), linear layers in int8 where that works."""
+    loaded = load_model(folder, dtype=torch.float32)
+    if int8:
+        quantize_for_serving(loaded.network)
+    torch.set_num_threads(2)
+    return serve_in_torch(loaded)
