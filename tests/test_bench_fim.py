@@ -13,19 +13,13 @@ from lsp_server.bench.fim import (
     CaseResult,
     FimCase,
     FimReport,
-    apply_item,
-    first_item,
     format_report,
     held_out_cases,
-    is_exact,
     load_cases,
-    offset_to_position,
-    percentile,
-    position_to_offset,
-    program_command,
     program_with_tests,
-    run_program,
 )
+from lsp_server.bench.lsp_text import apply_item, first_item, offset_to_position, position_to_offset
+from lsp_server.bench.scoring import is_exact, percentile, program_command, run_program
 
 CASE = FimCase(
     task_id="tiny/0",

@@ -18,15 +18,10 @@ after one warm-up request that absorbs model loading.
 from __future__ import annotations
 
 import asyncio
-import bisect
 import gzip
 import json
 import logging
 import math
-import re
-import subprocess
-import sys
-import tempfile
 import time
 from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -35,19 +30,13 @@ from pathlib import Path
 from typing import Any
 
 from lsp_server.bench.lsp_client import LspClient, LspError, LspTimeout
+from lsp_server.bench.lsp_text import apply_item, first_item, item_text, offset_to_position
+from lsp_server.bench.scoring import is_exact, percentile, run_program
 
 log = logging.getLogger("redraft.bench.fim")
 
 AUTOMATIC = 2  # InlineCompletionTriggerKind.Automatic
 INVOKED = 1  # the user asked (a key): up to 3 items, the Automatic answer first; item 0 is applied
-_NEWLINE = re.compile(r"\r\n|\r|\n")  # the line breaks LSP recognises
-# Caps a test run's address space and CPU seconds (argv[2]): a runaway candidate must not
-# starve the machine, nor outlive a bench that was killed while it ran (the timeout dies with it).
-_RUNNER = (
-    "import resource, runpy, sys; lim = 2 << 30; resource.setrlimit(resource.RLIMIT_AS, (lim, lim)); "
-    "cpu = int(sys.argv[2]); resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu)); "
-    "sys.argv = sys.argv[1:2]; runpy.run_path(sys.argv[0], run_name='__main__')"
-)
 
 
 @dataclass(frozen=True)
@@ -109,108 +98,8 @@ class FimReport:
         return [r.latency_ms for r in self.results if r.latency_ms is not None]
 
 
-# -- positions ---------------------------------------------------------------------------------
-
-
-def code_units(text: str, encoding: str = "utf-16") -> int:
-    """Length of ``text`` in the code units of an LSP position encoding."""
-    if encoding == "utf-8":
-        return len(text.encode("utf-8", "surrogatepass"))
-    if encoding == "utf-32":
-        return len(text)
-    return len(text.encode("utf-16-le", "surrogatepass")) // 2
-
-
-def _lines(text: str) -> tuple[list[int], list[int]]:
-    """Start and end (before the line break) offsets of every line."""
-    starts, ends = [0], []
-    for match in _NEWLINE.finditer(text):
-        ends.append(match.start())
-        starts.append(match.end())
-    ends.append(len(text))
-    return starts, ends
-
-
-def offset_to_position(text: str, offset: int, encoding: str = "utf-16") -> tuple[int, int]:
-    """LSP (line, character) of a str offset."""
-    starts, _ = _lines(text)
-    line = bisect.bisect_right(starts, offset) - 1
-    return line, code_units(text[starts[line] : offset], encoding)
-
-
-def position_to_offset(text: str, line: int, character: int, encoding: str = "utf-16") -> int:
-    """str offset of an LSP position; past the end of a line or the text clamps to that end."""
-    starts, ends = _lines(text)
-    if line >= len(starts):
-        return len(text)
-    offset, units = starts[max(line, 0)], 0
-    while offset < ends[line] and units < character:
-        units += code_units(text[offset], encoding)
-        offset += 1
-    return offset
-
-
-# -- answers -----------------------------------------------------------------------------------
-
-
-def first_item(result: Any) -> dict[str, Any] | None:
-    """The first InlineCompletionItem of a raw result (list, item array or null)."""
-    items = result.get("items") if isinstance(result, dict) else result
-    if isinstance(items, list) and items and isinstance(items[0], dict):
-        return items[0]
-    return None
-
-
-def item_text(item: dict[str, Any]) -> str:
-    text = item.get("insertText", "")
-    if isinstance(text, dict):  # a StringValue (snippet); the benchmark scores its raw value
-        text = text.get("value", "")
-    return text if isinstance(text, str) else ""
-
-
-def apply_item(document: str, cursor: int, item: dict[str, Any], encoding: str = "utf-16") -> str:
-    """The document after the item's edit: its range replaced, or an insertion at ``cursor``."""
-    start = end = cursor
-    edit_range = item.get("range")
-    if isinstance(edit_range, dict):
-        first, last = edit_range["start"], edit_range["end"]
-        start = position_to_offset(document, first["line"], first["character"], encoding)
-        end = position_to_offset(document, last["line"], last["character"], encoding)
-    return document[:start] + item_text(item) + document[end:]
-
-
-def is_exact(program: str, expected: str) -> bool:
-    """Equal line for line, ignoring trailing whitespace on each line (see the module docstring)."""
-    return _stripped_lines(program) == _stripped_lines(expected)
-
-
-def _stripped_lines(text: str) -> list[str]:
-    return [line.rstrip() for line in text.splitlines()]
-
-
 def program_with_tests(program: str, case: FimCase) -> str:
     return program + "\n" + case.test + f"\ncheck({case.entry_point})\n"
-
-
-def program_command(path: Path, cpu_seconds: int) -> list[str]:
-    """The command that runs the program at ``path`` in an isolated interpreter, capped."""
-    return [sys.executable, "-I", "-c", _RUNNER, str(path), str(cpu_seconds)]
-
-
-def run_program(source: str, timeout: float = 10.0) -> bool:
-    """Whether ``source`` exits with code 0 in an isolated interpreter within ``timeout``."""
-    with tempfile.TemporaryDirectory(prefix="redraft-fim-") as folder:
-        path = Path(folder) / "program.py"
-        path.write_text(source, encoding="utf-8")
-        try:
-            done = subprocess.run(
-                program_command(path, math.ceil(timeout) + 1),
-                cwd=folder, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                timeout=timeout, check=False,
-            )
-        except subprocess.TimeoutExpired:
-            return False
-        return done.returncode == 0
 
 
 # -- the run -----------------------------------------------------------------------------------
@@ -360,17 +249,6 @@ def run_fim_bench(
 
 
 # -- the report --------------------------------------------------------------------------------
-
-
-def percentile(values: Sequence[float], q: float) -> float:
-    """Linear-interpolated percentile (q in 0..100); NaN for no values."""
-    if not values:
-        return math.nan
-    ordered = sorted(values)
-    rank = (len(ordered) - 1) * q / 100
-    low = math.floor(rank)
-    high = min(low + 1, len(ordered) - 1)
-    return ordered[low] + (ordered[high] - ordered[low]) * (rank - low)
 
 
 def _share(part: int, whole: int) -> str:

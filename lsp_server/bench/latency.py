@@ -26,8 +26,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from lsp_server.bench.fim import offset_to_position, percentile
 from lsp_server.bench.lsp_client import LspClient, LspError
+from lsp_server.bench.lsp_text import offset_to_position
+from lsp_server.bench.scoring import percentile
 from lsp_server.options import ServerOptions
 
 MIN_CONTEXT_CHARS = 1_000

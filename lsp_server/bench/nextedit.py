@@ -27,8 +27,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from lsp_server.bench.fim import is_exact, percentile, position_to_offset
 from lsp_server.bench.lsp_client import LspClient
+from lsp_server.bench.lsp_text import position_to_offset
+from lsp_server.bench.scoring import is_exact, percentile
 from model.training.next_edit_examples import EditPair, Hunk, line_hunks, replay, replay_targets
 
 THRESHOLDS = (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9)

@@ -31,8 +31,9 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from lsp_server.bench.fim import percentile, position_to_offset
 from lsp_server.bench.lsp_client import ContentChange, LspClient, LspPosition, LspRange
+from lsp_server.bench.lsp_text import position_to_offset
+from lsp_server.bench.scoring import percentile
 
 _NOT_RENAMED = frozenset(dir(builtins)) | {"self", "cls"}
 
