@@ -1,6 +1,7 @@
 """A request sent while the model is still loading is answered: its deadline counts model
-work, not the wait for the first load."""
+work, not the wait for the first load. What the load made is frozen for the collector."""
 
+import gc
 import time
 
 import pytest
@@ -26,3 +27,16 @@ async def test_a_request_waiting_for_the_first_load_keeps_its_whole_deadline(mon
         assert candidates and candidates[0].text
     finally:
         engine.shutdown()
+
+
+async def test_the_loaded_model_is_kept_out_of_the_collector_s_full_passes() -> None:
+    gc.unfreeze()
+    assert gc.get_freeze_count() == 0
+    engine = Engine()
+    engine.start_loading()
+    try:
+        await engine.complete("file:///a.py", FimQuery("total = ", "\n", 1, 32, 0.9, 1), timeout_s=30)
+        assert gc.get_freeze_count() > 1_000  # the tokenizer's, the phrase table's, the calibrators' objects
+    finally:
+        engine.shutdown()
+        gc.unfreeze()  # the rest of the tests' objects are theirs to collect
