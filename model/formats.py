@@ -53,34 +53,86 @@ def clip_suffix(suffix: str, window: int = SUFFIX_CHAR_WINDOW) -> str:
     return suffix[:window]
 
 
+@dataclass(frozen=True)
+class PrefixCut:
+    """Where a context's prefix tokens began: the prefix was tokenized from ``origin`` (a
+    line start: the tokens after it do not depend on the text before it) and its first
+    ``dropped`` tokens were cut. ``anchor``, the text at ``origin``, must still be there for
+    the next request to keep this cut."""
+
+    origin: int
+    dropped: int
+    anchor: str
+
+
+ANCHOR_CHARS = 200
+
+
 def context_ids(
     tokenizer: CodeTokenizer, prefix: str, suffix: str, budget: ContextBudget
 ) -> list[int]:
     """``<|suffix|> suffix <|prefix|> prefix`` within the budget (suffix keeps its start,
     prefix keeps its end: the text nearest the cursor survives truncation).
 
-    Cuts move in steps of ``CUT_QUANTUM`` tokens, not one token per keystroke: while the
-    user types, the suffix and the start of the prefix stay the same tokens, so the cached
-    keys/values of everything but the prefix tail stay valid.
+    Cuts drop whole steps of ``CUT_QUANTUM`` tokens, not one token per keystroke, and
+    ``context_cut`` keeps a cut while the user types on: the suffix and the start of the
+    prefix stay the same tokens, so the cached keys/values of everything but the prefix
+    tail stay valid.
     """
+    return context_cut(tokenizer, prefix, suffix, budget)[0]
+
+
+def context_cut(
+    tokenizer: CodeTokenizer, prefix: str, suffix: str, budget: ContextBudget, keep: PrefixCut | None = None
+) -> tuple[list[int], PrefixCut | None]:
+    """``context_ids``, and where its prefix was cut (None: not cut). ``keep``: the last
+    request's cut, kept while the prefix still fits it, so that typing on never moves the
+    start of the context until ``CUT_QUANTUM`` more tokens have been typed (a fresh cut's
+    character window moves with every character typed, and its first line drops out each
+    time the window passes a line break: each time, the whole prefix was encoded again)."""
     room = budget.total - 2
-    all_suffix, prefix_tokens = tokenizer.encode_each(
-        [clip_suffix(suffix, NARROW_SUFFIX_WINDOW), clip_prefix(prefix, NARROW_PREFIX_WINDOW)])
+    if keep is not None and _keeps(keep, prefix):
+        all_suffix, prefix_tokens = tokenizer.encode_each([clip_suffix(suffix, NARROW_SUFFIX_WINDOW),
+                                                           prefix[keep.origin:]])
+        suffix_tokens = _suffix_tokens(tokenizer, suffix, all_suffix, room, budget)
+        kept = prefix_tokens[keep.dropped:]
+        if room - len(suffix_tokens) - 2 * CUT_QUANTUM < len(kept) <= room - len(suffix_tokens):
+            return [tokenizer.suffix_id, *suffix_tokens, tokenizer.prefix_id, *kept], keep
+    window = clip_prefix(prefix, NARROW_PREFIX_WINDOW)
+    all_suffix, prefix_tokens = tokenizer.encode_each([clip_suffix(suffix, NARROW_SUFFIX_WINDOW), window])
     prefix_short = len(prefix) > NARROW_PREFIX_WINDOW and len(prefix_tokens) < room
     suffix_short = len(suffix) > NARROW_SUFFIX_WINDOW and len(all_suffix) < room - len(prefix_tokens)
     if prefix_short or suffix_short:
-        all_suffix, prefix_tokens = tokenizer.encode_each([clip_suffix(suffix), clip_prefix(prefix)])
+        window = clip_prefix(prefix)
+        all_suffix, prefix_tokens = tokenizer.encode_each([clip_suffix(suffix), window])
     suffix_tokens = all_suffix[: min(budget.max_suffix, room)]
     prefix_room = room - len(suffix_tokens)
     excess = len(prefix_tokens) - prefix_room
+    cut = None
     if excess > 0:
-        prefix_tokens = prefix_tokens[_round_up(excess):]
+        origin = len(prefix) - len(window)
+        cut = PrefixCut(origin, _round_up(excess), prefix[origin : origin + ANCHOR_CHARS])
+        prefix_tokens = prefix_tokens[cut.dropped :]
     elif len(all_suffix) > len(suffix_tokens):
         # A short prefix leaves room that a long suffix may use.
         spare = (-excess) // CUT_QUANTUM * CUT_QUANTUM
         suffix_tokens = all_suffix[: len(suffix_tokens) + spare]
-    return [tokenizer.suffix_id, *suffix_tokens, tokenizer.prefix_id, *prefix_tokens]
+    return [tokenizer.suffix_id, *suffix_tokens, tokenizer.prefix_id, *prefix_tokens], cut
 
+
+def _keeps(cut: PrefixCut, prefix: str) -> bool:
+    """Whether ``prefix`` still starts its kept text where ``cut`` says, within the window."""
+    return (0 < len(prefix) - cut.origin <= PREFIX_CHAR_WINDOW and prefix.startswith(cut.anchor, cut.origin)
+            and (cut.origin == 0 or prefix[cut.origin - 1] in "\n\r"))
+
+
+def _suffix_tokens(
+    tokenizer: CodeTokenizer, suffix: str, narrow: list[int], room: int, budget: ContextBudget
+) -> list[int]:
+    """The suffix's tokens a context whose prefix was cut keeps (it has no room to spare)."""
+    if len(suffix) > NARROW_SUFFIX_WINDOW and len(narrow) < budget.max_suffix:
+        narrow = tokenizer.encode_each([clip_suffix(suffix)])[0]
+    return narrow[: min(budget.max_suffix, room)]
 
 
 def healed_bytes(tokenizer: CodeTokenizer, ids: list[int]) -> bytes:

@@ -1,4 +1,5 @@
 import dataclasses
+import itertools
 import random
 from pathlib import Path
 from typing import Any
@@ -8,7 +9,7 @@ import pytest
 import torch
 
 from model.checkpoint import load_model
-from model.formats import ContextBudget, canvas_targets, context_ids, middle_from_canvas
+from model.formats import ContextBudget, canvas_targets, context_cut, context_ids, middle_from_canvas
 from model.sampler import CommitRule, SamplerSettings, denoise, select_commits
 from model.tokenizer import CodeTokenizer
 from model.training.fim_examples import SpanKind, choose_span, make_example
@@ -62,6 +63,45 @@ def test_typing_at_the_cursor_keeps_the_start_of_the_context(tokenizer: CodeToke
         unchanged.append(common)
     # Most keystrokes re-encode only a few tokens at the end.
     assert sorted(unchanged)[len(unchanged) // 2] > 150
+
+
+def _start_moves(contexts: list[list[int]], prefix_id: int) -> int:
+    """How many times the prefix's first tokens changed from one context to the next."""
+    starts = [tuple(ids[ids.index(prefix_id) + 1 :][:8]) for ids in contexts]
+    return sum(a != b for a, b in itertools.pairwise(starts))
+
+
+def test_typing_on_keeps_the_cut_until_a_quantum_more_is_typed(tokenizer: CodeTokenizer) -> None:
+    rng = random.Random(0)
+    prefix = "".join(f"{'    ' * rng.randrange(3)}name_{i} = value_{i} + {i}\n" for i in range(300)) + "result = "
+    suffix = "".join(f"after_{i} = {i}\n" for i in range(300))
+    budget = ContextBudget(total=200, max_suffix=60)
+    typed = "compute(first_argument, second_argument) + other_value(third) - fourth_value * fifth"
+    kept, fresh, cut = [], [], None
+    for n in range(len(typed) + 1):
+        ids, cut = context_cut(tokenizer, prefix + typed[:n], suffix, budget, cut)
+        kept.append(ids)
+        fresh.append(context_ids(tokenizer, prefix + typed[:n], suffix, budget))
+    for ids, fresh_ids in zip(kept, fresh, strict=True):
+        assert budget.total - 2 * 32 - 2 < len(ids) <= budget.total
+        cut_at = ids.index(tokenizer.prefix_id)
+        assert ids[:cut_at] == fresh_ids[: fresh_ids.index(tokenizer.prefix_id)]  # the same suffix
+        assert ids[-8:] == fresh_ids[-8:]  # the text nearest the cursor
+    typed_tokens = len(tokenizer.encode(typed))
+    # A fresh cut's start moves each time its character window passes a line break.
+    assert _start_moves(kept, tokenizer.prefix_id) <= typed_tokens // 32 + 1 < _start_moves(fresh, tokenizer.prefix_id)
+
+
+def test_a_cut_is_kept_only_for_the_text_it_was_made_on(tokenizer: CodeTokenizer) -> None:
+    budget = ContextBudget(total=200, max_suffix=60)
+    prefix = "".join(f"first_{i} = {i}\n" for i in range(300))
+    other = "".join(f"second_{i} = {i}\n" for i in range(300))
+    _, cut = context_cut(tokenizer, prefix, "", budget)
+    assert cut is not None
+    assert context_cut(tokenizer, other, "", budget, cut) == context_cut(tokenizer, other, "", budget)
+    # Deleting much of what the cut kept gives a fresh cut, which keeps more of the file.
+    shorter = prefix[: len(prefix) - 600]
+    assert context_cut(tokenizer, shorter, "", budget, cut) == context_cut(tokenizer, shorter, "", budget)
 
 
 def test_canvas_holds_middle_then_end_then_padding(tokenizer: CodeTokenizer) -> None:
@@ -143,6 +183,9 @@ def test_reused_context_cache_gives_the_same_completion_as_a_fresh_one(tokenizer
     warm, cold = FimCompleter(loaded), FimCompleter(loaded)
     text = Path(random.__file__).read_text()[:3000]
     warm.complete(CompletionRequest(text[:2000], text[2100:], canvas_size=8, max_steps=8))
+    # The warm completer keeps where it cut the prefix (it is still within the budget):
+    # the cold one is given the same cut, so that both see the same context.
+    cold._prefix_cut = warm._prefix_cut
     request = CompletionRequest(text[:2010], text[2100:], canvas_size=8, max_steps=8)
     assert warm.complete(request) == cold.complete(request)
 

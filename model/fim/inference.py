@@ -26,7 +26,7 @@ from model.fim.shown_calibration import CANVAS, ShownCalibration, source_of
 from model.fim.shown_calibration import CONFIG_KEY as SHOWN_KEY
 from model.fim.suffix_overlap import repeats_the_document
 from model.fim.written_ranking import ByConfidence, most_confident
-from model.formats import ContextBudget, context_ids, middle_from_canvas
+from model.formats import ContextBudget, PrefixCut, context_cut, context_ids, middle_from_canvas
 from model.runtime.serving import Cache, Room, ServedModel
 from model.sampler import Denoised, SamplerSettings, denoise
 
@@ -66,12 +66,13 @@ class FimCompleter:
         self.patterns = PatternCandidates(self.tokenizer, calibration, loaded.phrases, self.shown)
         self._cached_ids: list[int] = []
         self._cache: Cache | None = None
+        self._prefix_cut: PrefixCut | None = None  # the last context's, kept while typing on
 
     def prepare(self, prefix: str, suffix: str, canvas_size: int) -> tuple[list[int], Room]:
         """The context's ids and a canvas room holding the cache of the longest unchanged
         token prefix of the last context (suffix first: typing at the cursor leaves only the
         prefix tail pending); the first denoising pass encodes the rest."""
-        ids = context_ids(self.tokenizer, prefix, suffix, self.budget)
+        ids, self._prefix_cut = context_cut(self.tokenizer, prefix, suffix, self.budget, self._prefix_cut)
         common = 0
         for old, new in zip(self._cached_ids, ids, strict=False):
             if old != new:
