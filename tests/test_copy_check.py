@@ -7,8 +7,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-import model.fim.calibrate
-from model.fim.calibrate import calibrate_copy_check
+import model.fim.calibrate_sources
+from model.fim.calibrate_sources import calibrate_copy_check
 from model.fim.calibration import Calibrator
 from model.fim.completion_request import CompletionRequest
 from model.fim.copy_check import CHECK_FEATURES, CONFIG_KEY, check_features
@@ -121,14 +121,14 @@ def test_calibration_fits_the_check_on_held_out_copies_and_stores_it(
     shutil.copytree(SHIPPED_DIR, folder)
     # Forty held-out copies of one line, right half the time.
     cases = [(ONE, "ue = compute(1)" if i % 2 else "ue = other()", "\n", None) for i in range(40)]
-    monkeypatch.setattr(model.fim.calibrate, "with_workspace", lambda files, count, seed: cases)
+    monkeypatch.setattr(model.fim.calibrate_sources, "with_workspace", lambda files, count, seed: cases)
     report = calibrate_copy_check(folder, [])
     assert "40 held-out copies, 50.0% right; fitted on 20, measured on 20" in report
     stored = json.loads((folder / "config.json").read_text())["calibration"][CONFIG_KEY]
     assert stored["features"] == list(CHECK_FEATURES)
     assert FimCompleter(load_served_model(folder)).patterns.copy_check is not None
     # Only one outcome to learn from: nothing is written.
-    monkeypatch.setattr(model.fim.calibrate, "with_workspace", lambda files, count, seed: cases[1::2])
+    monkeypatch.setattr(model.fim.calibrate_sources, "with_workspace", lambda files, count, seed: cases[1::2])
     (folder / "config.json").write_text(json.dumps({**json.loads((folder / "config.json").read_text()),
                                                     "calibration": {}}))
     assert "too few of each outcome" in calibrate_copy_check(folder, [])

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from model.data.corpus import SourceFile
-from model.fim.calibrate import calibrate_copies, measure_copies
+from model.fim.calibrate_sources import calibrate_copies, measure_copies
 from model.fim.completion_request import CompletionRequest
 from model.fim.fim_patterns import AGREE_1, AGREE_2, AGREE_3, COPY_KINDS, MAJORITY, copy_candidate
 from model.fim.inference import FimCompleter

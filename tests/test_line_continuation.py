@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-import model.fim.calibrate
-from model.fim.calibrate import calibrate_continuation
+import model.fim.calibrate_sources
+from model.fim.calibrate_sources import calibrate_continuation
 from model.fim.calibration import Calibrator
 from model.fim.completion_request import CompletionRequest
 from model.fim.fim_patterns import AGREE_3
@@ -107,13 +107,13 @@ def test_calibration_fits_on_held_out_continuations_and_stores_it(
     folder = tmp_path / "model"
     shutil.copytree(SHIPPED_DIR, folder)
     cases = [(CALLS, "pha, beta)" if i % 2 else "pha)", "\n", None) for i in range(40)]
-    monkeypatch.setattr(model.fim.calibrate, "with_workspace", lambda files, count, seed: cases)
+    monkeypatch.setattr(model.fim.calibrate_sources, "with_workspace", lambda files, count, seed: cases)
     report = calibrate_continuation(folder, [])
     assert "offered on 40 of" in report and "50.0% right; fitted on 20, measured on 20" in report
     stored = json.loads((folder / "config.json").read_text())["calibration"][CONFIG_KEY]
     assert stored["features"] == list(CONTINUATION_FEATURES)
     assert FimCompleter(load_served_model(folder)).patterns.continuation_check is not None
-    monkeypatch.setattr(model.fim.calibrate, "with_workspace", lambda files, count, seed: cases[1::2])
+    monkeypatch.setattr(model.fim.calibrate_sources, "with_workspace", lambda files, count, seed: cases[1::2])
     config = json.loads((folder / "config.json").read_text())
     (folder / "config.json").write_text(json.dumps({**config, "calibration": {}}))
     assert "too few of each outcome" in calibrate_continuation(folder, [])

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-import model.fim.calibrate
-from model.fim.calibrate import calibrate_continuation
+import model.fim.calibrate_sources
+from model.fim.calibrate_sources import calibrate_continuation
 from model.fim.calibration import Calibrator
 from model.fim.completion_request import CompletionRequest
 from model.fim.inference import FimCompleter
@@ -124,7 +124,7 @@ def test_calibration_fits_it_on_held_out_spans(
     table.save(folder / PHRASES_FILE)
     # Nothing in the file to continue "except " from: the corpus's continuation is offered.
     cases = [("\nexcept ", "ImportError:" if i % 2 else "OSError:", "\n", None) for i in range(40)]
-    monkeypatch.setattr(model.fim.calibrate, "with_workspace", lambda files, count, seed: cases)
+    monkeypatch.setattr(model.fim.calibrate_sources, "with_workspace", lambda files, count, seed: cases)
     report = calibrate_continuation(folder, [])
     assert "corpus phrases: offered on 40 of" in report
     assert "50.0% right; fitted on 20, measured on 20" in report

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-import model.fim.calibrate
-from model.fim.calibrate import calibrate_shown
+import model.fim.calibrate_sources
+from model.fim.calibrate_sources import calibrate_shown
 from model.fim.completion_request import Candidate, CompletionRequest
 from model.fim.fim_patterns import AGREE_1, AGREE_3
 from model.fim.inference import FimCompleter
@@ -113,8 +113,8 @@ def test_calibration_fits_the_maps_on_the_winners_and_stores_them(
         cases.append(("none", "x", "", None))
         if i % 10 == 0:
             cases.append(("head 0.9", "x", "", None))
-    monkeypatch.setattr(model.fim.calibrate, "with_workspace", lambda files, count, seed: cases)
-    monkeypatch.setattr(model.fim.calibrate, "FimCompleter", _Scripted)
+    monkeypatch.setattr(model.fim.calibrate_sources, "with_workspace", lambda files, count, seed: cases)
+    monkeypatch.setattr(model.fim.calibrate_sources, "FimCompleter", _Scripted)
     report = calibrate_shown(folder, [])
     assert f"{len(cases)} held-out spans completed as served" in report and f"{LEFT_TO_RIGHT} 5 (kept)" in report
     stored = ShownCalibration.from_dict(json.loads((folder / "config.json").read_text())["calibration"][CONFIG_KEY])

@@ -13,7 +13,8 @@ from lsp_server.edit_log import EditLog
 from lsp_server.file_watcher import WorkspaceWatcher
 from lsp_server.workspace_lines import MAX_CHANGED_FILES, WorkspaceLines, file_key
 from model.data.corpus import SourceFile
-from model.fim.calibrate import measure_copies, with_workspace
+from model.fim.calibrate import with_workspace
+from model.fim.calibrate_sources import measure_copies
 from model.fim.fim_patterns import (
     AGREE_1,
     MAX_WORKSPACE_MATCHES,

@@ -8,11 +8,11 @@ import argparse
 def calibrate(args: argparse.Namespace) -> int:
     from model.data.corpus import read_corpus
     from model.fim.calibrate import calibrate as fit_calibration
-    from model.fim.calibrate import (
+    from model.fim.calibrate import calibrate_int8
+    from model.fim.calibrate_sources import (
         calibrate_continuation,
         calibrate_copies,
         calibrate_copy_check,
-        calibrate_int8,
         calibrate_left_to_right,
         calibrate_shown,
     )
