@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from model.data import corpus
+from model.data import corpus, sdist_download
 from model.data.corpus import PACKAGE_INDEX, PackageInfo, SourceFile, build_corpus, package_table, sdist_metadata
 
 
@@ -88,8 +88,8 @@ def test_only_the_package_itself_must_be_an_sdist(tmp_path: Path, monkeypatch: p
         return subprocess.CompletedProcess(cmd, 1 if failed else 0, "", "no metadata" if failed else "")
 
     monkeypatch.setattr(subprocess, "run", fake_run)
-    assert corpus.download_sdist("mypy==2.4.1", "mypy", tmp_path) is None
-    assert corpus.download_sdist("broken==1.0", "broken", tmp_path) == "no metadata"
+    assert sdist_download.download_sdist("mypy==2.4.1", "mypy", tmp_path) is None
+    assert sdist_download.download_sdist("broken==1.0", "broken", tmp_path) == "no metadata"
     first = calls[0]
     assert first[first.index("--no-binary") + 1] == "mypy"
     assert ":all:" not in first and "--no-deps" in first and first[-1] == "mypy==2.4.1"
@@ -127,9 +127,9 @@ def test_a_pinned_sdist_comes_straight_from_the_index_checked_by_its_sha256_with
     # pip would prepare numpy's metadata (a compiler); the archive alone is all the corpus reads.
     archive = b"pretend this is a tarball"
     ran_pip: list[str] = []
-    monkeypatch.setattr(corpus, "download_sdist", lambda req, name, dest: ran_pip.append(req))
+    monkeypatch.setattr(sdist_download, "download_sdist", lambda req, name, dest: ran_pip.append(req))
     opened = fake_index(monkeypatch, archive, hashlib.sha256(archive).hexdigest())
-    corpus.download_sdists(["numpy==2.5.5"], tmp_path, workers=1)
+    sdist_download.download_sdists(["numpy==2.5.5"], tmp_path, workers=1)
     assert opened == ["https://pypi.org/pypi/numpy/json", "https://pypi.org/packages/ab/numpy-2.5.5.tar.gz"]
     assert [p.name for p in tmp_path.iterdir()] == ["numpy-2.5.5.tar.gz"]
     assert (tmp_path / "numpy-2.5.5.tar.gz").read_bytes() == archive
@@ -138,7 +138,7 @@ def test_a_pinned_sdist_comes_straight_from_the_index_checked_by_its_sha256_with
     other = tmp_path / "other"
     other.mkdir()
     fake_index(monkeypatch, archive, "0" * 64)
-    assert "sha256" in (corpus.fetch_sdist_from_index("numpy==2.5.5", other) or "")
+    assert "sha256" in (sdist_download.fetch_sdist_from_index("numpy==2.5.5", other) or "")
     assert list(other.iterdir()) == []
 
 
@@ -153,11 +153,11 @@ def test_pip_fetches_what_the_index_cannot_and_both_errors_are_logged_when_neith
         ran_pip.append((req, name))
         return None if name == "numpy" else "no such version"
 
-    monkeypatch.setattr(corpus, "download_sdist", pip)
-    assert corpus.fetch_sdist("numpy==2.5.5", tmp_path) is None
-    assert corpus.fetch_sdist("numpy<2.5.5", tmp_path) is None
-    with caplog.at_level("WARNING", logger="model.data.corpus"):
-        corpus.download_sdists(["scipy==1.0"], tmp_path, workers=1)
+    monkeypatch.setattr(sdist_download, "download_sdist", pip)
+    assert sdist_download.fetch_sdist("numpy==2.5.5", tmp_path) is None
+    assert sdist_download.fetch_sdist("numpy<2.5.5", tmp_path) is None
+    with caplog.at_level("WARNING", logger="model.data.sdist_download"):
+        sdist_download.download_sdists(["scipy==1.0"], tmp_path, workers=1)
     assert ran_pip == [("numpy==2.5.5", "numpy"), ("numpy<2.5.5", "numpy"), ("scipy==1.0", "scipy")]
     assert "scipy==1.0: PyPI has no sdist of 1.0; pip: no such version" in caplog.text
 
@@ -168,8 +168,8 @@ def test_a_package_is_not_skipped_for_another_whose_name_it_starts(
     # requests-oauthlib downloaded first once made requests look present: it was left out.
     (tmp_path / "requests_oauthlib-2.0.0.tar.gz").write_bytes(b"")
     fetched: list[str] = []
-    monkeypatch.setattr(corpus, "fetch_sdist", lambda req, dest: fetched.append(req))
-    corpus.download_sdists(["requests==2.34.2", "requests-oauthlib==2.0.0"], tmp_path, workers=1)
+    monkeypatch.setattr(sdist_download, "fetch_sdist", lambda req, dest: fetched.append(req))
+    sdist_download.download_sdists(["requests==2.34.2", "requests-oauthlib==2.0.0"], tmp_path, workers=1)
     assert fetched == ["requests==2.34.2"]
 
 
@@ -207,9 +207,9 @@ def test_the_release_before_a_pin_comes_from_the_index_without_pip(
 
     monkeypatch.setattr("urllib.request.urlopen", urlopen)
     ran_pip: list[str] = []
-    monkeypatch.setattr(corpus, "download_sdist", lambda req, name, dest: ran_pip.append(req))
+    monkeypatch.setattr(sdist_download, "download_sdist", lambda req, name, dest: ran_pip.append(req))
     edit_corpus.download_previous_releases(["numpy==2.5.5"], tmp_path, workers=1)
     assert opened[-1] == "https://pypi.org/pypi/numpy/numpy-2.4.10.tar.gz"
     assert [p.name for p in tmp_path.iterdir()] == ["numpy-2.4.10.tar.gz"]
     assert ran_pip == []
-    assert "before 2.4.9" in (corpus.fetch_sdist_from_index("numpy<2.4.9", tmp_path / "none") or "")
+    assert "before 2.4.9" in (sdist_download.fetch_sdist_from_index("numpy<2.4.9", tmp_path / "none") or "")

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from lsp_server.cli import main
-from model.data import corpus
+from model.data import sdist_download
 from model.data.heldout_set import FILES_NAME, build_heldout_set, refuse_known_packages
 
 
@@ -71,7 +71,7 @@ def test_the_same_arguments_rebuild_the_same_set_and_another_seed_draws_other_fi
 
 def test_a_package_that_cannot_be_fetched_is_a_clear_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                                           capsys: pytest.CaptureFixture[str]) -> None:
-    monkeypatch.setattr(corpus, "fetch_sdist", lambda requirement, dest: "no such release")
+    monkeypatch.setattr(sdist_download, "fetch_sdist", lambda requirement, dest: "no such release")
     assert main(["heldout", str(tmp_path / "set"), "no-such-package-here==0.1"]) == 1
     assert "no sdist for no-such-package-here" in capsys.readouterr().err
 

@@ -16,12 +16,12 @@ from pathlib import Path
 from model.data.corpus import (
     DEV_PACKAGES,
     EXCLUDED_NAMES,
-    fetch_sdist,
     is_excluded_path,
     looks_usable,
     package_name,
     sdist_files,
 )
+from model.data.sdist_download import fetch_sdist
 from model.training.next_edit_examples import EditPair, line_hunks
 
 log = logging.getLogger(__name__)

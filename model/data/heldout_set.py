@@ -22,7 +22,6 @@ from model.data.corpus import (
     DEV_PACKAGES,
     EXCLUDED_NAMES,
     SourceFile,
-    download_sdists,
     is_excluded_path,
     looks_usable,
     package_name,
@@ -31,6 +30,7 @@ from model.data.corpus import (
     sdist_metadata,
     sdist_package,
 )
+from model.data.sdist_download import download_sdists
 
 log = logging.getLogger(__name__)
 

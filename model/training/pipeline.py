@@ -13,8 +13,9 @@ from pathlib import Path
 import torch
 
 from model.checkpoint import load_model, save_model
-from model.data.corpus import build_corpus, download_sdists, pinned_packages, read_corpus
+from model.data.corpus import build_corpus, pinned_packages, read_corpus
 from model.data.edit_corpus import build_edit_pairs, download_previous_releases
+from model.data.sdist_download import download_sdists
 from model.model_folder import SHIPPED_DIR
 from model.tokenizer import CodeTokenizer
 
