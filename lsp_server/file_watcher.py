@@ -1,10 +1,11 @@
 """Files changed on disk outside the editor (git checkout, a formatter, codegen) enter the edit log.
 
-watchdog reports raw filesystem events on its own thread; we only note the path and a
-deadline there. One worker thread waits for each path to go quiet for ``debounce_s`` (a
-formatter's several writes become one diff), then reads the file and diffs it against the
-snapshot taken at start or at the last change. Open documents are skipped: the editor's
-buffer is the truth and its ``didChange`` events already reach the log.
+watchdog reports raw filesystem events on its own thread (``disk_events.py`` says which
+reach us); we only note the path and a deadline there. One worker thread waits for each
+path to go quiet for ``debounce_s`` (a formatter's several writes become one diff), then
+reads the file and diffs it against the snapshot taken at start or at the last change.
+Open documents are skipped: the editor's buffer is the truth and its ``didChange`` events
+already reach the log.
 
 One recursive watch per folder: watchdog's inotify backend can't exclude subtrees, so
 node_modules and virtualenvs are still watched by the kernel but filtered here.
@@ -25,21 +26,10 @@ import time
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
-from watchdog.events import (
-    DirCreatedEvent,
-    DirDeletedEvent,
-    DirMovedEvent,
-    FileClosedEvent,
-    FileCreatedEvent,
-    FileDeletedEvent,
-    FileModifiedEvent,
-    FileMovedEvent,
-    FileSystemEvent,
-    FileSystemEventHandler,
-)
 from watchdog.observers import Observer
 from watchdog.observers.api import BaseObserver
 
+from .disk_events import _WATCHED_EVENTS, _Handler
 from .edit_log import EditLog
 from .workspace_files import HONOURS_GITIGNORE, WorkspaceFolder, read_text
 from .workspace_lines import INDEXED_FROM_THE_START, WorkspaceLines
@@ -49,29 +39,6 @@ log = logging.getLogger(__name__)
 # An editor's server: modest bounds, since the snapshot walk shares two cores with the model.
 SERVER_MAX_FILES = 2000
 SERVER_MAX_BYTES = 20_000_000
-_INTERESTING = frozenset({"created", "modified", "deleted", "moved", "closed"})
-# Only these reach inotify's mask. Without a filter it also reports every open and
-# read-only close, so our own scan of a big workspace overflowed its queue, and watchdog's
-# recovery (walking the whole tree, opening directories) overflowed it again: one core
-# busy for as long as the server ran (a 50,000-file tree, session 10).
-_WATCHED_EVENTS = (FileCreatedEvent, FileModifiedEvent, FileDeletedEvent, FileMovedEvent, FileClosedEvent,
-                   DirCreatedEvent, DirDeletedEvent, DirMovedEvent)
-
-
-class _Handler(FileSystemEventHandler):
-    def __init__(self, watcher: WorkspaceWatcher) -> None:
-        self._watcher = watcher
-
-    def on_any_event(self, event: FileSystemEvent) -> None:
-        kind, is_dir = event.event_type, event.is_directory
-        # A directory's own "modified" only says its listing changed; the files report themselves.
-        if kind not in _INTERESTING or (is_dir and kind in ("modified", "closed")):
-            return
-        if kind == "moved":
-            self._watcher._note(Path(os.fsdecode(event.src_path)), is_dir, created=False)
-            self._watcher._note(Path(os.fsdecode(event.dest_path)), is_dir, created=True)
-        else:
-            self._watcher._note(Path(os.fsdecode(event.src_path)), is_dir, created=kind == "created")
 
 
 class WorkspaceWatcher:

@@ -220,7 +220,7 @@ def test_the_characters_held_in_snapshots_are_capped(tmp_path: Path) -> None:
 def test_reading_the_workspace_raises_no_events(ws: Workspace, monkeypatch: pytest.MonkeyPatch) -> None:
     """Opens and read-only closes never reach us: in a big tree they overflowed inotify's
     queue, and watchdog's recovery walk overflowed it again, keeping a core busy."""
-    from lsp_server.file_watcher import _Handler
+    from lsp_server.disk_events import _Handler
 
     seen: list[str] = []
     original = _Handler.on_any_event
