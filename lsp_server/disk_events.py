@@ -31,11 +31,11 @@ _INTERESTING = frozenset({"created", "modified", "deleted", "moved", "closed"})
 # read-only close, so our own scan of a big workspace overflowed its queue, and watchdog's
 # recovery (walking the whole tree, opening directories) overflowed it again: one core
 # busy for as long as the server ran (a 50,000-file tree, session 10).
-_WATCHED_EVENTS = (FileCreatedEvent, FileModifiedEvent, FileDeletedEvent, FileMovedEvent, FileClosedEvent,
+WATCHED_EVENTS = (FileCreatedEvent, FileModifiedEvent, FileDeletedEvent, FileMovedEvent, FileClosedEvent,
                    DirCreatedEvent, DirDeletedEvent, DirMovedEvent)
 
 
-class _Handler(FileSystemEventHandler):
+class DiskEventHandler(FileSystemEventHandler):
     def __init__(self, watcher: WorkspaceWatcher) -> None:
         self._watcher = watcher
 

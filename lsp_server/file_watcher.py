@@ -29,7 +29,7 @@ from pathlib import Path
 from watchdog.observers import Observer
 from watchdog.observers.api import BaseObserver
 
-from .disk_events import _WATCHED_EVENTS, _Handler
+from .disk_events import WATCHED_EVENTS, DiskEventHandler
 from .edit_log import EditLog
 from .workspace_files import HONOURS_GITIGNORE, WorkspaceFolder, read_text
 from .workspace_lines import INDEXED_FROM_THE_START, WorkspaceLines
@@ -157,9 +157,9 @@ class WorkspaceWatcher:
             log.info("pathspec is not installed; .gitignore files are not honoured")
         observer = Observer()
         observer.daemon = True
-        handler = _Handler(self)
+        handler = DiskEventHandler(self)
         for folder in folders:
-            observer.schedule(handler, str(folder.root), recursive=True, event_filter=list(_WATCHED_EVENTS))
+            observer.schedule(handler, str(folder.root), recursive=True, event_filter=list(WATCHED_EVENTS))
         self._observer = observer
         observer.start()
 

@@ -220,16 +220,16 @@ def test_the_characters_held_in_snapshots_are_capped(tmp_path: Path) -> None:
 def test_reading_the_workspace_raises_no_events(ws: Workspace, monkeypatch: pytest.MonkeyPatch) -> None:
     """Opens and read-only closes never reach us: in a big tree they overflowed inotify's
     queue, and watchdog's recovery walk overflowed it again, keeping a core busy."""
-    from lsp_server.disk_events import _Handler
+    from lsp_server.disk_events import DiskEventHandler
 
     seen: list[str] = []
-    original = _Handler.on_any_event
+    original = DiskEventHandler.on_any_event
 
-    def counted(self: _Handler, event: FileSystemEvent) -> None:
+    def counted(self: DiskEventHandler, event: FileSystemEvent) -> None:
         seen.append(event.event_type)
         original(self, event)
 
-    monkeypatch.setattr(_Handler, "on_any_event", counted)
+    monkeypatch.setattr(DiskEventHandler, "on_any_event", counted)
     paths = [ws.write(f"pkg/m{n}.py", f"x = {n}\n") for n in range(20)]
     ws.start()
     for path in paths:

@@ -114,14 +114,14 @@ def precision_curve(confidences: list[float], exact: list[bool]) -> list[tuple[f
     return rows
 
 
-def _percent(share: float | None) -> str:
+def percent(share: float | None) -> str:
     return "–" if share is None else f"{share:.1%}"
 
 
 def precision_table(curve: list[tuple[float, float, float | None]]) -> str:
     lines = [f"{'threshold':>9} {'shown':>7} {'precision':>10}"]
     for threshold, shown, precision in curve:
-        lines.append(f"{threshold:9.1f} {shown:7.1%} {_percent(precision):>10}")
+        lines.append(f"{threshold:9.1f} {shown:7.1%} {percent(precision):>10}")
     return "\n".join(lines)
 
 

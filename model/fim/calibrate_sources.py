@@ -11,7 +11,7 @@ from pathlib import Path
 
 from model.bench.decode import same_code
 from model.data.corpus import SourceFile
-from model.fim.calibrate import _percent, dev_cases, fit_half_and_report, network_alone, precision_curve, with_workspace
+from model.fim.calibrate import dev_cases, fit_half_and_report, network_alone, percent, precision_curve, with_workspace
 from model.fim.completion_request import AS_YOU_TYPE_MAX_STEPS, CompletionRequest
 from model.fim.copy_check import CHECK_FEATURES, CHECKED_KINDS, CONFIG_KEY
 from model.fim.cursor_statement import statement_parses
@@ -182,8 +182,8 @@ def calibrate_shown(model_dir: Path, dev_files: list[SourceFile], seed: int = 10
                         for source in sorted(counts))
     rows = [f"{'threshold':>9} {'shown':>7} {'precision':>10}   {'mapped: shown':>13} {'precision':>10}"]
     for (threshold, own_shown, own_precision), (_, mapped_shown, mapped_precision) in zip(before, after, strict=True):
-        rows.append(f"{threshold:9.1f} {own_shown:7.1%} {_percent(own_precision):>10}   {mapped_shown:13.1%} "
-                    f"{_percent(mapped_precision):>10}")
+        rows.append(f"{threshold:9.1f} {own_shown:7.1%} {percent(own_precision):>10}   {mapped_shown:13.1%} "
+                    f"{percent(mapped_precision):>10}")
     side_by_side = "\n".join(rows)
     return (f"shown suggestions: {len(wins)} held-out spans completed as served; maps fitted on the winners of "
             f"{half} ({sources}); on the other {len(held_out)}, own confidence / mapped:\n{side_by_side}")

@@ -12,19 +12,19 @@ from collections.abc import Callable, Iterable, Sequence
 from model.code_text import PythonLiterals, code_spans, comment_marker
 from model.next_edit.edit_patterns.changes import MAX_CHAIN, RENAME, Change, PatternEdit
 from model.next_edit.edit_patterns.rename_scopes import (
-    _DEFINED,
-    _KEYWORD,
-    _VARIABLE,
-    _binds,
-    _block_after,
-    _enclosing_header,
-    _is_defined_name,
-    _is_parameter,
-    _method_class,
-    _name_pattern,
-    _own_attribute_scope,
-    _own_method,
-    _role,
+    DEFINED,
+    KEYWORD,
+    VARIABLE,
+    binds,
+    block_after,
+    enclosing_header,
+    is_defined_name,
+    is_parameter,
+    method_class,
+    name_pattern,
+    own_attribute_scope,
+    own_method,
+    role,
 )
 from model.next_edit.edit_patterns.text import FUNCTION_HEADER, split_lines, tokens_of
 
@@ -84,9 +84,9 @@ def rename_edits(lines: list[str], change: Change, edited: range, window: range,
             return
         found = rename
         if FUNCTION_HEADER.match(new):
-            if not _is_parameter(new, rename[1]) and not _is_defined_name(new, rename[1]):
+            if not is_parameter(new, rename[1]) and not is_defined_name(new, rename[1]):
                 return  # an annotation or a default changed: nothing to carry elsewhere
-            if _is_parameter(new, rename[1]):
+            if is_parameter(new, rename[1]):
                 header_row = change.start_line + offset
     if found is None:
         return
@@ -105,7 +105,7 @@ def rename_edits(lines: list[str], change: Change, edited: range, window: range,
     def names_in_code(offset: int, line: str) -> bool:
         row = change.start_line + offset
         spans = code_of(row) if row < len(lines) and lines[row] == line else code_spans(line, comment)
-        return any(_name_pattern(new_name).search(line, start, end) for start, end in spans)
+        return any(name_pattern(new_name).search(line, start, end) for start, end in spans)
 
     if not any(names_in_code(offset, new) for offset, (old, new) in enumerate(zip(old_lines, new_lines, strict=True))
                if old != new):
@@ -118,42 +118,42 @@ def rename_edits(lines: list[str], change: Change, edited: range, window: range,
     members_near: range | None = None
     method_row: int | None = None  # the `def` of a method renamed at one of its calls
     if header_row is not None:  # a parameter: only its function's body
-        rows = _block_after(lines, header_row, in_strings)
+        rows = block_after(lines, header_row, in_strings)
     elif dotted:  # an attribute of the class around the change: through that class
-        members_near = _own_attribute_scope(lines, change.start_line, old_name, new_name, new_lines, in_strings)
+        members_near = own_attribute_scope(lines, change.start_line, old_name, new_name, new_lines, in_strings)
         if members_near is not None:
             rows = members_near
-        elif (method := _own_method(lines, change.start_line, old_name, new_name, new_lines, in_strings)) is not None:
+        elif (method := own_method(lines, change.start_line, old_name, new_name, new_lines, in_strings)) is not None:
             members_near, method_row = method  # its calls anywhere in the file, and its `def`
-    elif (method_class := _method_class(lines, change, new_lines, new_name, in_strings)) is not None:
+    elif (defining_class := method_class(lines, change, new_lines, new_name, in_strings)) is not None:
         # A method renamed where it is defined: its uses are calls through an object
         # (`self.old(…)`, `client.old(…)`), anywhere in the file.
-        dotted, members_near = True, method_class
+        dotted, members_near = True, defining_class
     else:  # a name the function around the change binds: only that function
-        enclosing = _enclosing_header(lines, change.start_line, in_strings)
+        enclosing = enclosing_header(lines, change.start_line, in_strings)
         if enclosing is not None:  # the header too: a parameter renamed at one of its uses
-            function = range(enclosing, _block_after(lines, enclosing, in_strings).stop)
+            function = range(enclosing, block_after(lines, enclosing, in_strings).stop)
             # Bound there under either name: a rename half done binds the new one (`def f(w)`
             # while `width` is still used below), its first step may have been the binding.
-            if _binds(lines, function, old_name) or _binds(lines, function, new_name) or \
-                    _binds(old_lines, range(len(old_lines)), old_name):
+            if binds(lines, function, old_name) or binds(lines, function, new_name) or \
+                    binds(old_lines, range(len(old_lines)), old_name):
                 rows = function
             # Both names bound apart from the edited lines, and no earlier step of this same
             # rename: two variables, and the person switched one use from the one to the
             # other (`f(data)` → `f(cleaned)`). Replayed release diffs: such "renames" were
             # right 5 times in 18.
             unedited = ["" if row in edited else lines[row] for row in function]
-            if _binds(unedited, range(len(unedited)), old_name) and _binds(unedited, range(len(unedited)), new_name) \
+            if binds(unedited, range(len(unedited)), old_name) and binds(unedited, range(len(unedited)), new_name) \
                     and not _renamed_before(earlier, old_name, new_name, function):
                 return
     in_function = rows is not window
     through_self = re.compile(rf"\b(self|cls|super\(\))\.{re.escape(old_name)}\b")
     # The renamed name's role: a variable renamed in `f(path=path)` keeps the keyword, and a
     # keyword renamed at one call is renamed at the other calls, not in the variables.
-    roles = {_role(lines, row, match.start(), new_name) for row in edited if row < len(lines)
-             for match in _name_pattern(new_name).finditer(lines[row])} or {_VARIABLE, _KEYWORD}
-    if _DEFINED in roles:  # a renamed function or class: its uses are variables
-        roles.add(_VARIABLE)
+    roles = {role(lines, row, match.start(), new_name) for row in edited if row < len(lines)
+             for match in name_pattern(new_name).finditer(lines[row])} or {VARIABLE, KEYWORD}
+    if DEFINED in roles:  # a renamed function or class: its uses are variables
+        roles.add(VARIABLE)
     # The edited lines count too: `value` renamed once in `f(value) or g(value)` is renamed twice.
     using = [row for row in (*edited, *range(max(rows.start, window.start), min(rows.stop, window.stop)))
              if row < len(lines) and old_name in lines[row]]
@@ -162,7 +162,7 @@ def rename_edits(lines: list[str], change: Change, edited: range, window: range,
         code = code_of(row)
         rewritten = _replace_name(lines, row, old_name, new_name, dotted, code, roles)
         if row == method_row:
-            rewritten = _replace_name(lines, row, old_name, new_name, False, code, {_DEFINED})
+            rewritten = _replace_name(lines, row, old_name, new_name, False, code, {DEFINED})
         if rewritten != lines[row]:
             if members_near is None:
                 near = in_function
@@ -191,9 +191,9 @@ def _replace_name(lines: list[str], row: int, old: str, new: str, dotted: bool, 
     line = lines[row]
     pieces, last = [], 0
     for a, b in code:
-        for match in _name_pattern(old).finditer(line, a, b):
+        for match in name_pattern(old).finditer(line, a, b):
             after_dot = line[: match.start()].rstrip().endswith(".")
-            if after_dot != dotted or _role(lines, row, match.start(), old) not in roles:
+            if after_dot != dotted or role(lines, row, match.start(), old) not in roles:
                 continue
             pieces.append(line[last : match.start()] + new)
             last = match.end()

@@ -17,12 +17,12 @@ def _class_around(lines: list[str], row: int, in_strings: Container[int]) -> tup
     header = next((r for r in _outer_rows(lines, row, in_strings) if lines[r].lstrip().startswith("class ")), None)
     if header is None:
         return None
-    body = _block_after(lines, header, in_strings)
+    body = block_after(lines, header, in_strings)
     member_indent = next((indent_of(lines[r]) for r in body if lines[r].strip()), None)
     return None if member_indent is None else (header, body, member_indent)
 
 
-def _own_attribute_scope(lines: list[str], row: int, old_name: str, new_name: str, new_lines: list[str],
+def own_attribute_scope(lines: list[str], row: int, old_name: str, new_name: str, new_lines: list[str],
                          in_strings: Container[int]) -> range | None:
     """The class around ``row`` when the rename is of an attribute that class sets
     (``self.old = …`` or a class-level ``old = …``, under either name) and the edited lines
@@ -51,7 +51,7 @@ def _class_used_through(use: re.Pattern[str], lines: list[str], row: int, new_li
     return _class_around(lines, row, in_strings)
 
 
-def _own_method(lines: list[str], row: int, old_name: str, new_name: str, new_lines: list[str],
+def own_method(lines: list[str], row: int, old_name: str, new_name: str, new_lines: list[str],
                 in_strings: Container[int]) -> tuple[range, int] | None:
     """(the class around ``row``, the row of its ``def old_name``) when a use through
     ``self.``, ``cls.`` or ``super().`` of a method that class defines was renamed to a name
@@ -70,13 +70,13 @@ def _own_method(lines: list[str], row: int, old_name: str, new_name: str, new_li
     return range(header, body.stop), found
 
 
-def _method_class(lines: list[str], change: Change, new_lines: list[str], new_name: str,
+def method_class(lines: list[str], change: Change, new_lines: list[str], new_name: str,
                   in_strings: Container[int]) -> range | None:
     """The class (header and body) whose method the change renamed in its ``def`` line:
     the first line above the ``def`` that is indented less is that class's header (for a
     function nested in a method it is not, and its uses are plain names)."""
     offset = next((k for k, line in enumerate(new_lines)
-                   if FUNCTION_HEADER.match(line) and _is_defined_name(line, new_name)), None)
+                   if FUNCTION_HEADER.match(line) and is_defined_name(line, new_name)), None)
     if offset is None:
         return None
     row = change.start_line + offset
@@ -85,10 +85,10 @@ def _method_class(lines: list[str], change: Change, new_lines: list[str], new_na
     above = next(_outer_rows(lines, row, in_strings), None)
     if above is None or not lines[above].lstrip().startswith("class "):
         return None
-    return range(above, _block_after(lines, above, in_strings).stop)
+    return range(above, block_after(lines, above, in_strings).stop)
 
 
-def _binds(lines: list[str], rows: range, name: str) -> bool:
+def binds(lines: list[str], rows: range, name: str) -> bool:
     """Some row binds ``name``: a parameter of a header among the rows, an assignment, a
     loop, ``as`` or ``:=`` target. A name a function uses without binding it is a global:
     its other uses are anywhere in the file."""
@@ -98,7 +98,7 @@ def _binds(lines: list[str], rows: range, name: str) -> bool:
             header += lines[row]
             if lines[row].rstrip().endswith((":", "{")):
                 break
-        if _is_parameter(" ".join(header.split()), name):
+        if is_parameter(" ".join(header.split()), name):
             return True
     word = re.escape(name)
     binding = re.compile(
@@ -111,57 +111,57 @@ def _binds(lines: list[str], rows: range, name: str) -> bool:
         if name not in line:
             continue
         for match in binding.finditer(line):
-            at = _name_pattern(name).search(line, match.start())
-            if at is not None and _role([line], 0, at.start(), name) != _KEYWORD:  # f(x=…) binds nothing here
+            at = name_pattern(name).search(line, match.start())
+            if at is not None and role([line], 0, at.start(), name) != KEYWORD:  # f(x=…) binds nothing here
                 return True
     return False
 
 
-_VARIABLE, _KEYWORD, _DEFINED = "variable", "keyword", "defined"
+VARIABLE, KEYWORD, DEFINED = "variable", "keyword", "defined"
 _DEFINING = re.compile(r"(?:\bdef|\bclass|\bfunction|\bfn|\bfunc)\s+\Z")
 
 
-def _name_pattern(name: str) -> re.Pattern[str]:
+def name_pattern(name: str) -> re.Pattern[str]:
     return re.compile(rf"(?<![\w]){re.escape(name)}(?!\w)")
 
 
-def _role(lines: list[str], row: int, start: int, name: str) -> str:
-    """``_DEFINED`` for the name a ``def`` or ``class`` defines; ``_KEYWORD`` for a call's
+def role(lines: list[str], row: int, start: int, name: str) -> str:
+    """``DEFINED`` for the name a ``def`` or ``class`` defines; ``KEYWORD`` for a call's
     keyword argument (``name=`` inside a call's parentheses on the line, or at depth 0 on a
-    continuation line of a call); else ``_VARIABLE`` (parameters, assignments, uses)."""
+    continuation line of a call); else ``VARIABLE`` (parameters, assignments, uses)."""
     line = lines[row]
     if _DEFINING.search(line, 0, start):
-        return _DEFINED
+        return DEFINED
     if not re.match(r"\s*=(?!=)", line[start + len(name):]) or FUNCTION_HEADER.match(line):
-        return _VARIABLE
+        return VARIABLE
     before = line[:start]
     depth = sum(before.count(ch) for ch in "([{") - sum(before.count(ch) for ch in ")]}")
     if depth > 0:
-        return _KEYWORD
+        return KEYWORD
     if before.strip() and not before.rstrip().endswith(","):
-        return _VARIABLE
+        return VARIABLE
     above = next((lines[r] for r in range(row - 1, max(-1, row - 20), -1) if lines[r].strip()), "")
     if not above.rstrip().endswith(("(", ",")):
-        return _VARIABLE
-    header = _enclosing_header(lines, row)
+        return VARIABLE
+    header = enclosing_header(lines, row)
     if header is not None and all(lines[r].rstrip().endswith(("(", ",")) for r in range(header, row)
                                   if lines[r].strip()):
-        return _VARIABLE  # a parameter with a default, in a header split over lines
-    return _KEYWORD
+        return VARIABLE  # a parameter with a default, in a header split over lines
+    return KEYWORD
 
 
-def _is_parameter(header: str, name: str) -> bool:
+def is_parameter(header: str, name: str) -> bool:
     """``name`` stands as a parameter name between the header's parentheses."""
     inside = header[header.find("(") + 1 :] if "(" in header else ""
     return re.search(rf"(?:^|[(,*])\s*{re.escape(name)}\s*(?:[:=,)]|$)", inside) is not None
 
 
-def _is_defined_name(header: str, name: str) -> bool:
+def is_defined_name(header: str, name: str) -> bool:
     """``name`` is the function's own name (its callers follow)."""
     return re.search(rf"\b(?:def|function|fn|func)\s+{re.escape(name)}\b", header) is not None
 
 
-def _block_after(lines: list[str], header_row: int, in_strings: Container[int] = ()) -> range:
+def block_after(lines: list[str], header_row: int, in_strings: Container[int] = ()) -> range:
     """The lines indented deeper than a header (blank lines and the insides of multi-line
     strings included)."""
     indent = indent_of(lines[header_row])
@@ -194,7 +194,7 @@ def _outer_rows(lines: list[str], row: int, in_strings: Container[int] = ()) -> 
             return
 
 
-def _enclosing_header(lines: list[str], row: int, in_strings: Container[int] = ()) -> int | None:
+def enclosing_header(lines: list[str], row: int, in_strings: Container[int] = ()) -> int | None:
     """The nearest function header above ``row`` that ``row`` is indented under."""
     for above in _outer_rows(lines, row, in_strings):
         line = lines[above]
