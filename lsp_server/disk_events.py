@@ -45,7 +45,7 @@ class DiskEventHandler(FileSystemEventHandler):
         if kind not in _INTERESTING or (is_dir and kind in ("modified", "closed")):
             return
         if kind == "moved":
-            self._watcher._note(Path(os.fsdecode(event.src_path)), is_dir, created=False)
-            self._watcher._note(Path(os.fsdecode(event.dest_path)), is_dir, created=True)
+            self._watcher.note_path(Path(os.fsdecode(event.src_path)), is_dir, created=False)
+            self._watcher.note_path(Path(os.fsdecode(event.dest_path)), is_dir, created=True)
         else:
-            self._watcher._note(Path(os.fsdecode(event.src_path)), is_dir, created=kind == "created")
+            self._watcher.note_path(Path(os.fsdecode(event.src_path)), is_dir, created=kind == "created")

@@ -136,7 +136,7 @@ class WorkspaceWatcher:
                 return folder
         return None
 
-    def _note(self, path: Path, is_dir: bool, created: bool) -> None:
+    def note_path(self, path: Path, is_dir: bool, created: bool) -> None:
         """Called on watchdog's thread: remember the path, push its deadline back."""
         folder = self._folder_of(path)
         if folder is None or folder.skips(path, is_dir):
