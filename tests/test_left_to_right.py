@@ -19,13 +19,12 @@ from model.fim.left_to_right import (
     Written,
     _consistent_with,
     best_reachable,
-    first_position,
     line_end,
     write_lines,
 )
 from model.fim.written_ranking import most_confident
 from model.model_folder import SHIPPED_DIR
-from model.runtime.serving import Room, ServedModel, load_served_model
+from model.runtime.serving import Room, ServedModel
 from model.runtime.torch_serving import TorchServing
 from model.tokenizer import CodeTokenizer
 
@@ -342,23 +341,3 @@ def test_the_same_line_written_with_other_tokens_keeps_its_own_probabilities() -
     assert first[FEATURE_NAMES.index("mean_logp")] == -2.0 and second[FEATURE_NAMES.index("mean_logp")] == -0.1
     assert first[FEATURE_NAMES.index("parses")] == second[FEATURE_NAMES.index("parses")] == 1.0
     assert ranking.value(likely) > ranking.value(unlikely)
-
-
-def test_a_line_started_from_the_context_pass_s_distribution_is_the_same_line_one_pass_sooner(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    monkeypatch.setenv("REDRAFT_INT8", "0")  # int8 scales activations per pass: float compares exactly
-    network = load_served_model(SHIPPED_DIR).network
-    ids = _ids()
-    start = first_position(TOKENIZER, ids)
-    assert start == len(ids) - 2  # "val" is cut: its token is written again
-    room = network.make_room(network.encode_context(np.array(ids[:start - 3])), 8, pending=np.array(ids[start - 3:]))
-    room.head_at = start
-    network.probabilities(np.full(8, TOKENIZER.mask_id), room)
-    assert room.head is not None
-    plain = write_lines(network, TOKENIZER, ids, room.context_cache(), PREFIX, SUFFIX)
-    sooner = write_lines(network, TOKENIZER, ids, room.context_cache(), PREFIX, SUFFIX, first=room.head)
-    assert plain and [w.text for w in sooner] == [w.text for w in plain]
-    for a, b in zip(sooner, plain, strict=True):
-        assert a.log_probs == pytest.approx(b.log_probs, abs=1e-4)
-        assert a.passes == b.passes - 1

@@ -27,7 +27,7 @@ from model.fim.shown_calibration import CONFIG_KEY as SHOWN_KEY
 from model.fim.suffix_overlap import repeats_the_document
 from model.fim.written_ranking import ByConfidence, most_confident
 from model.formats import ContextBudget, PrefixCut, context_cut, context_ids, middle_from_canvas
-from model.runtime.serving import Cache, Room, ServedModel
+from model.runtime.serving import Cache, Room, RoomMemory, ServedModel
 from model.sampler import Denoised, SamplerSettings, denoise
 
 # A copied line this likely to be right (its bucket's measured precision) answers a
@@ -67,6 +67,7 @@ class FimCompleter:
         self._cached_ids: list[int] = []
         self._cache: Cache | None = None
         self._prefix_cut: PrefixCut | None = None  # the last context's, kept while typing on
+        self._room_memory = RoomMemory()  # where ``prepare`` builds its rooms
 
     def prepare(self, prefix: str, suffix: str, canvas_size: int) -> tuple[list[int], Room]:
         """The context's ids and a canvas room holding the cache of the longest unchanged
@@ -85,7 +86,7 @@ class FimCompleter:
         reuse = None
         if self._cache is not None and common > 0:
             reuse = [(k[:, :common], v[:, :common]) for k, v in self._cache]
-        room = self.network.make_room(reuse, canvas_size, pending=np.array(ids[common:], dtype=np.int64))
+        room = self.network.make_room(reuse, canvas_size, np.array(ids[common:], dtype=np.int64), self._room_memory)
         room.head_at = head_at
         return ids, room
 
@@ -221,7 +222,7 @@ class FimCompleter:
             return []
         ranking = ByConfidence(check, request, self._floor(request, LEFT_TO_RIGHT), statement, network_text,
                                other_texts)
-        lines = write_lines(self.network, self.tokenizer, ids, room.context_cache(), request.prefix,
+        lines = write_lines(self.network, self.tokenizer, ids, room, request.prefix,
                             request.suffix, should_stop, ranking, first=room.head)
         if should_stop():
             raise Cancelled

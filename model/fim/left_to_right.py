@@ -40,7 +40,7 @@ import numpy as np
 
 from model.fim.calibration import Calibrator
 from model.formats import healed_bytes
-from model.runtime.serving import Cache, ServingNetwork, new_room
+from model.runtime.serving import Cache, Room, ServingNetwork, new_room
 from model.tokenizer import CodeTokenizer
 
 # Held-out lines it wrote right were at most 6 tokens long; longer ones cost time: a pass
@@ -225,6 +225,11 @@ class ByScore:
         return sum(log_probs)
 
 
+def _roomier(network: ServingNetwork, room: Room, used: int, slots: int) -> Room:
+    """A copy of the room's first ``used`` slots with ``slots`` more after them."""
+    return new_room(network.config, [(k[:, :used], v[:, :used]) for k, v in room.layers], slots, None)
+
+
 def first_position(tokenizer: CodeTokenizer, ids: list[int]) -> int:
     """The context position whose next-token distribution is the line's first token: the
     last one's, or the one's before it when the last token is dropped to be healed."""
@@ -232,7 +237,7 @@ def first_position(tokenizer: CodeTokenizer, ids: list[int]) -> int:
 
 
 def write_lines(
-    network: ServingNetwork, tokenizer: CodeTokenizer, ids: list[int], cache: Cache, prefix: str, suffix: str,
+    network: ServingNetwork, tokenizer: CodeTokenizer, ids: list[int], cache: Cache | Room, prefix: str, suffix: str,
     should_stop: Callable[[], bool] = lambda: False, ranking: LineRanking = ByScore(), beams: int = BEAMS,
     first: np.ndarray | None = None,
 ) -> list[Written]:
@@ -248,12 +253,22 @@ def write_lines(
     and sees the context and its own earlier slots (``ServingNetwork.next_tokens``).
     ``first``: the distribution of the first token (after ``first_position``), when the
     pass that encoded the context already gave it (``Room.head``): then the search starts
-    from the cache's keys/values at that position, one pass sooner."""
+    from the cache's keys/values at that position, one pass sooner. Given that and the
+    request's room itself (its context encoded, ``ids`` all of it), the beams are written
+    into the room's slots after the context (the canvas's, which the denoising is done
+    with; the context's are left as they are), and copied into a larger room only if the
+    search outgrows them (``_roomier``)."""
     healed = healed_bytes(tokenizer, ids)
     start = first_position(tokenizer, ids)
-    cached = start if first is None else start + 1  # the first input's own keys/values are cached then
-    room = new_room(network.config, [(k[:, :cached], v[:, :cached]) for k, v in cache],
-                    start + 1 - cached + beams * MAX_TOKENS, None)
+    if isinstance(cache, Room) and first is not None and cache.pending is None:
+        # The slots after the context: writing after the healed token's leaves it for the next request.
+        room, free = cache, cache.context_length - 1
+    else:
+        context = cache.context_cache() if isinstance(cache, Room) else cache
+        cached = start if first is None else start + 1  # the first input's own keys/values are cached then
+        room = new_room(network.config, [(k[:, :cached], v[:, :cached]) for k, v in context],
+                        start + 1 - cached + beams * MAX_TOKENS, None)
+        free = start
     ends = {tokenizer.end_of_middle_id, tokenizer.pad_id, tokenizer.mask_id}
     finished: list[Written] = []
     best = -math.inf  # the value of the best line finished so far
@@ -263,7 +278,7 @@ def write_lines(
         return reachable < ranking.floor or reachable <= best
 
     alive = [_Beam([], b"", [], [start])]
-    inputs, free, passes, checked_against = [ids[start]], start, 0, best
+    inputs, passes, checked_against = [ids[start]], 0, best
     while alive:
         if best > checked_against:  # a line finished after some beams were checked: check them again
             kept = [beam for beam in alive if not hopeless(beam.log_probs, written_after(beam.data, healed))]
@@ -280,6 +295,8 @@ def write_lines(
             sees[:, :start] = True
             for row, beam in enumerate(alive):
                 sees[row, beam.slots[:-1]] = True
+            if free + len(alive) > room.layers[0][0].shape[1]:
+                room = _roomier(network, room, free, beams * (MAX_TOKENS - len(alive[0].tokens)))
             distributions = network.next_tokens(np.array(inputs, dtype=np.int64), room, free,
                                                 start + len(alive[0].tokens), sees)
             passes += 1

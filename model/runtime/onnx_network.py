@@ -15,7 +15,7 @@ import onnxruntime
 
 from model.architecture import ROPE_TABLE_POSITIONS, NetworkConfig, rotary_tables
 from model.runtime.onnx_graph import build_pass_graph
-from model.runtime.serving import Cache, Room, new_room
+from model.runtime.serving import Cache, Room, RoomMemory, new_room
 
 HIDDEN = np.float32(-np.inf)
 
@@ -91,8 +91,9 @@ class OrtNetwork:
         return [(np.concatenate([old_k, k], axis=1), np.concatenate([old_v, v], axis=1))
                 for (old_k, old_v), (k, v) in zip(past, new, strict=True)]
 
-    def make_room(self, cache: Cache | None, canvas_size: int, pending: np.ndarray | None = None) -> Room:
-        return new_room(self.config, cache, canvas_size, pending)
+    def make_room(self, cache: Cache | None, canvas_size: int, pending: np.ndarray | None = None,
+                  memory: RoomMemory | None = None) -> Room:
+        return new_room(self.config, cache, canvas_size, pending, memory)
 
     def next_tokens(self, ids: np.ndarray, room: Room, at: int, position: int, sees: np.ndarray) -> np.ndarray:
         ids = np.asarray(ids)

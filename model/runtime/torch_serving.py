@@ -13,7 +13,7 @@ from model.architecture import NetworkConfig
 from model.checkpoint import LoadedModel, load_model
 from model.network import CanvasRoom, DiffusionEditor, KVCache
 from model.runtime.int8 import quantize_for_serving
-from model.runtime.serving import Cache, Room, ServedModel, new_room
+from model.runtime.serving import Cache, Room, RoomMemory, ServedModel, new_room
 
 
 class TorchServing:
@@ -30,8 +30,9 @@ class TorchServing:
                                              None if cache is None else _tensors(cache))
         return [(k[0].float().numpy(), v[0].float().numpy()) for k, v in encoded]
 
-    def make_room(self, cache: Cache | None, canvas_size: int, pending: np.ndarray | None = None) -> Room:
-        return new_room(self.config, cache, canvas_size, pending)
+    def make_room(self, cache: Cache | None, canvas_size: int, pending: np.ndarray | None = None,
+                  memory: RoomMemory | None = None) -> Room:
+        return new_room(self.config, cache, canvas_size, pending, memory)
 
     @torch.no_grad()
     def next_tokens(self, ids: np.ndarray, room: Room, at: int, position: int, sees: np.ndarray) -> np.ndarray:

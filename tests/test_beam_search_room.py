@@ -1,0 +1,105 @@
+"""Where the next-token head's beam search writes: after a context pass that already gave
+its first distribution, in the request's own room (the canvas's slots), and in a copy only
+once it outgrows them; the rooms ``FimCompleter`` takes turns in."""
+
+import numpy as np
+import pytest
+
+from model.fim.completion_request import CompletionRequest
+from model.fim.inference import FimCompleter
+from model.fim.left_to_right import first_position, write_lines
+from model.model_folder import SHIPPED_DIR
+from model.runtime.serving import Room, RoomMemory, ServingNetwork, load_served_model, new_room
+from model.tokenizer import CodeTokenizer
+
+TOKENIZER = CodeTokenizer.load(SHIPPED_DIR / "tokenizer.json")
+PREFIX, SUFFIX = "def f(value):\n    return val", "\n"
+
+
+def _ids() -> list[int]:
+    return [TOKENIZER.suffix_id, *TOKENIZER.encode(SUFFIX), TOKENIZER.prefix_id, *TOKENIZER.encode(PREFIX)]
+
+
+def _room_after_its_first_pass(network: ServingNetwork, ids: list[int], canvas: int) -> Room:
+    """A request's room as ``FimCompleter`` leaves it for the beam search: the context's
+    last tokens encoded by the first canvas pass, which also gave the head's distribution."""
+    start = first_position(TOKENIZER, ids)
+    room = network.make_room(network.encode_context(np.array(ids[:start - 3])), canvas,
+                             pending=np.array(ids[start - 3:]))
+    room.head_at = start
+    network.probabilities(np.full(canvas, TOKENIZER.mask_id), room)
+    assert room.head is not None
+    return room
+
+
+@pytest.fixture
+def float_network(monkeypatch: pytest.MonkeyPatch) -> ServingNetwork:
+    monkeypatch.setenv("REDRAFT_INT8", "0")  # int8 scales activations per pass: float compares exactly
+    return load_served_model(SHIPPED_DIR).network
+
+
+def test_a_line_started_from_the_context_pass_s_distribution_is_the_same_line_one_pass_sooner(
+    float_network: ServingNetwork,
+) -> None:
+    network, ids = float_network, _ids()
+    assert first_position(TOKENIZER, ids) == len(ids) - 2  # "val" is cut: its token is written again
+    room = _room_after_its_first_pass(network, ids, 8)
+    plain = write_lines(network, TOKENIZER, ids, room.context_cache(), PREFIX, SUFFIX)
+    sooner = write_lines(network, TOKENIZER, ids, room.context_cache(), PREFIX, SUFFIX, first=room.head)
+    assert plain and [w.text for w in sooner] == [w.text for w in plain]
+    for a, b in zip(sooner, plain, strict=True):
+        assert a.log_probs == pytest.approx(b.log_probs, abs=1e-4)
+        assert a.passes == b.passes - 1
+
+
+@pytest.mark.parametrize("canvas", [32, 2])  # the served canvas's slots, and too few: the search moves to a copy
+def test_lines_written_in_the_request_s_room_are_those_written_in_a_copy_and_its_context_is_left_as_it_was(
+    float_network: ServingNetwork, canvas: int,
+) -> None:
+    network, ids = float_network, _ids()
+    room = _room_after_its_first_pass(network, ids, canvas)
+    context = [(k.copy(), v.copy()) for k, v in room.context_cache()]
+    copied = write_lines(network, TOKENIZER, ids, room.context_cache(), PREFIX, SUFFIX, first=room.head)
+    in_room = write_lines(network, TOKENIZER, ids, room, PREFIX, SUFFIX, first=room.head)
+    assert copied and [w.text for w in in_room] == [w.text for w in copied]
+    for a, b in zip(in_room, copied, strict=True):
+        assert a.log_probs == pytest.approx(b.log_probs, abs=1e-4)
+        assert a.passes == b.passes
+    # The next request reuses the context's keys/values, the healed token's among them.
+    for (k, v), (k0, v0) in zip(room.context_cache(), context, strict=True):
+        np.testing.assert_array_equal(k, k0)
+        np.testing.assert_array_equal(v, v0)
+
+
+def test_rooms_taken_in_turns_compute_what_rooms_in_new_buffers_do() -> None:
+    network = load_served_model(SHIPPED_DIR).network
+    rng, canvas = np.random.default_rng(0), np.full(4, TOKENIZER.mask_id)
+    memory, shared_cache, fresh_cache = RoomMemory(), None, None
+    for _ in range(5):  # each room copies the last one's context, as typing on does
+        pending = rng.integers(0, 100, 3)
+        shared = new_room(network.config, shared_cache, 4, pending, memory)
+        fresh = new_room(network.config, fresh_cache, 4, pending)
+        # From the third room on, the memory holds an older room's keys/values where this one has none yet.
+        np.testing.assert_array_equal(network.probabilities(canvas, shared), network.probabilities(canvas, fresh))
+        shared_cache, fresh_cache = shared.context_cache(), fresh.context_cache()
+        for (k, v), (k2, v2) in zip(shared_cache, fresh_cache, strict=True):
+            np.testing.assert_array_equal(k, k2)
+            np.testing.assert_array_equal(v, v2)
+    assert shared_cache is not None and not np.may_share_memory(memory.take(10, shared_cache), shared_cache[0][0])
+
+
+class _NewBuffers(RoomMemory):
+    """Memory that is new every time: what a completer computed before rooms took turns."""
+
+    def take(self, floats: int, keeping: object) -> np.ndarray:
+        return np.zeros(floats, dtype=np.float32)
+
+
+def test_a_completer_whose_rooms_take_turns_answers_as_one_whose_rooms_are_new() -> None:
+    served = load_served_model(SHIPPED_DIR)
+    turns, new = FimCompleter(served), FimCompleter(served)
+    new._room_memory = _NewBuffers()
+    text = "def area(width, height):\n    return width * height\n\n\ndef volume(width, height, depth):\n    return are"
+    for end in range(len(text) - 30, len(text) + 1):  # each keystroke reuses the last room's context
+        request = CompletionRequest(text[:end], "\n", canvas_size=32, max_steps=1)
+        assert turns.complete(request) == new.complete(request), end
