@@ -102,17 +102,20 @@ def test_small_passes_run_on_one_thread_and_compute_what_two_threads_do(monkeypa
     for name in ("session", "small_pass_session"):
         monkeypatch.setattr(ort, name, _RecordedSession(getattr(ort, name), name, used))
     rng = np.random.default_rng(3)
-    context, beams = rng.integers(0, 256, 20), rng.integers(0, 256, onnx_network.SMALL_PASS_ROWS)
+    long = onnx_network.SMALL_PASS_ROWS + 1  # a cold context's pass: two threads
+    context, beams, canvas = rng.integers(0, 256, long), rng.integers(0, 256, 8), rng.integers(0, 256, 34)
 
-    def beam_pass() -> np.ndarray:
-        room = ort.make_room(ort.encode_context(context), len(beams))
-        return ort.next_tokens(beams, room, 20, 20, np.ones((len(beams), 20), dtype=bool))
+    def passes() -> tuple[np.ndarray, np.ndarray]:
+        room = ort.make_room(ort.encode_context(context), len(canvas))
+        denoised = ort.probabilities(canvas, room)  # the canvas's pass as you type: one thread
+        return denoised, ort.next_tokens(beams, room, long, long, np.ones((len(beams), long), dtype=bool))
 
-    one_thread = beam_pass()
-    assert used == ["session", "small_pass_session"]  # 20 context rows on two threads, 8 beams on one
+    small = passes()
+    assert used == ["session", "small_pass_session", "small_pass_session"]
     monkeypatch.setattr(onnx_network, "SMALL_PASS_ROWS", 0)
-    np.testing.assert_array_equal(beam_pass(), one_thread)
-    assert used[2:] == ["session", "session"]
+    for two_threads, one_thread in zip(passes(), small, strict=True):
+        np.testing.assert_array_equal(two_threads, one_thread)
+    assert used[3:] == ["session"] * 3
 
 
 def test_next_tokens_extends_each_beam_as_one_causal_pass_of_its_own_tokens() -> None:
