@@ -75,11 +75,6 @@ class Calibrator:
     def __call__(self, values: Sequence[float]) -> float:
         return squashed(self.bias + sum(w * x for w, x in zip(self.weights, values, strict=True)))
 
-    def best(self, rows: np.ndarray) -> float:
-        """The highest confidence of any row of ``rows`` (n, features): what ``max`` of
-        calling this on each would give, in one product."""
-        return squashed(float((rows @ np.asarray(self.weights)).max()) + self.bias)
-
     def to_dict(self, names: Sequence[str] = FEATURE_NAMES) -> dict[str, object]:
         return {"features": list(names), "weights": list(self.weights), "bias": self.bias}
 

@@ -38,7 +38,7 @@ from typing import Protocol
 
 import numpy as np
 
-from model.fim.calibration import Calibrator
+from model.fim.calibration import Calibrator, squashed
 from model.formats import healed_bytes
 from model.runtime.serving import Cache, Room, ServingNetwork, new_room
 from model.tokenizer import CodeTokenizer
@@ -96,15 +96,17 @@ def best_reachable(check: Calibrator, log_probs: list[float], agreeable: bool = 
     ``MAX_TOKENS``), its statement parsing and, if ``agreeable`` / ``elsewhere`` (it has
     not left the canvas's answer / another source's line yet), being the same text. While
     this is below the server's threshold the line can't be shown, so writing it stops."""
-    lengths = _LENGTHS[len(log_probs) - 1:]
-    rows = np.empty((len(lengths), len(FEATURE_NAMES)))
-    rows[:, 0] = sum(log_probs) / lengths
-    rows[:, 1] = np.log(lengths)
-    rows[:, 2:] = (float(agreeable), 1.0, float(elsewhere))
-    return check.best(rows)
+    # In plain Python: it runs for every child of every beam (~40 times a request), where
+    # building a row per length for one numpy product cost ~7 µs a call, this ~2.
+    by_mean_logp, by_log_length, by_agrees, by_parses, by_elsewhere = check.weights  # FEATURE_NAMES' order
+    total = sum(log_probs)
+    best = max(by_mean_logp * total / length + by_log_length * log
+               for length, log in _LENGTHS_AND_LOGS[len(log_probs) - 1:])
+    return squashed(best + by_agrees * agreeable + by_parses + by_elsewhere * elsewhere + check.bias)
 
 
-_LENGTHS = np.arange(1, MAX_TOKENS + 1, dtype=np.float64)  # the lengths a line may still reach
+# The lengths a line may still reach, and their logarithms.
+_LENGTHS_AND_LOGS = [(float(length), math.log(length)) for length in range(1, MAX_TOKENS + 1)]
 
 
 @lru_cache(maxsize=4)
