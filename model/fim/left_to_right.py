@@ -262,7 +262,7 @@ def write_lines(
     search outgrows them (``_roomier``)."""
     healed = healed_bytes(tokenizer, ids)
     start = first_position(tokenizer, ids)
-    if isinstance(cache, Room) and first is not None and cache.pending is None:
+    if isinstance(cache, Room) and first is not None and cache.pending is None and cache.context_length == len(ids):
         # The slots after the context: writing after the healed token's leaves it for the next request.
         room, free = cache, cache.context_length - 1
     else:
