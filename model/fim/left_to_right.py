@@ -227,9 +227,9 @@ class ByScore:
         return sum(log_probs)
 
 
-def _roomier(network: ServingNetwork, room: Room, used: int, slots: int) -> Room:
-    """A copy of the room's first ``used`` slots with ``slots`` more after them."""
-    return new_room(network.config, [(k[:, :used], v[:, :used]) for k, v in room.layers], slots, None)
+def _roomier(network: ServingNetwork, layers: Cache, used: int, slots: int) -> Room:
+    """A new room holding the first ``used`` slots of ``layers`` with ``slots`` more after them."""
+    return new_room(network.config, [(k[:, :used], v[:, :used]) for k, v in layers], slots, None)
 
 
 def first_position(tokenizer: CodeTokenizer, ids: list[int]) -> int:
@@ -268,8 +268,7 @@ def write_lines(
     else:
         context = cache.context_cache() if isinstance(cache, Room) else cache
         cached = start if first is None else start + 1  # the first input's own keys/values are cached then
-        room = new_room(network.config, [(k[:, :cached], v[:, :cached]) for k, v in context],
-                        start + 1 - cached + beams * MAX_TOKENS, None)
+        room = _roomier(network, context, cached, start + 1 - cached + beams * MAX_TOKENS)
         free = start
     ends = {tokenizer.end_of_middle_id, tokenizer.pad_id, tokenizer.mask_id}
     finished: list[Written] = []
@@ -298,7 +297,7 @@ def write_lines(
             for row, beam in enumerate(alive):
                 sees[row, beam.slots[:-1]] = True
             if free + len(alive) > room.layers[0][0].shape[1]:
-                room = _roomier(network, room, free, beams * (MAX_TOKENS - len(alive[0].tokens)))
+                room = _roomier(network, room.layers, free, beams * (MAX_TOKENS - len(alive[0].tokens)))
             distributions = network.next_tokens(np.array(inputs, dtype=np.int64), room, free,
                                                 start + len(alive[0].tokens), sees)
             passes += 1
