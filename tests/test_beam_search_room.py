@@ -10,14 +10,7 @@ from model.fim.inference import FimCompleter
 from model.fim.left_to_right import first_position, write_lines
 from model.model_folder import SHIPPED_DIR
 from model.runtime.serving import Room, RoomMemory, ServingNetwork, load_served_model, new_room
-from model.tokenizer import CodeTokenizer
-
-TOKENIZER = CodeTokenizer.load(SHIPPED_DIR / "tokenizer.json")
-PREFIX, SUFFIX = "def f(value):\n    return val", "\n"
-
-
-def _ids() -> list[int]:
-    return [TOKENIZER.suffix_id, *TOKENIZER.encode(SUFFIX), TOKENIZER.prefix_id, *TOKENIZER.encode(PREFIX)]
+from tests.test_left_to_right import PREFIX, SUFFIX, TOKENIZER, _ids
 
 
 def _room_after_its_first_pass(network: ServingNetwork, ids: list[int], canvas: int) -> Room:
