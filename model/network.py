@@ -167,18 +167,15 @@ class DiffusionEditor(nn.Module):
 
     def _run(
         self, ids: Tensor, start: int, mask: Tensor | None, cache: KVCache | None,
-        room_at: int | None = None, position: int | None = None, positions: Tensor | None = None,
+        room_at: int | None = None, positions: Tensor | None = None,
     ) -> tuple[Tensor, KVCache]:
-        """``position``: every row at that one position (the rows of a beam search's tree,
-        ``next_tokens_logits``), instead of ``start`` onwards; ``positions``: each row's own."""
+        """``positions``: each row's own (the rows of a beam search's tree,
+        ``next_tokens_logits``), instead of ``start`` onwards."""
         if positions is not None:
             cos, sin = self._rope(0, int(positions.max()) + 1, ids.device)
             rope = cos[positions], sin[positions]
-        elif position is None:
-            rope = self._rope(start, ids.shape[1], ids.device)
         else:
-            cos, sin = self._rope(position, 1, ids.device)
-            rope = cos.expand(ids.shape[1], -1), sin.expand(ids.shape[1], -1)
+            rope = self._rope(start, ids.shape[1], ids.device)
         x = self.embed(ids)
         new_cache: KVCache = []
         for i, block in enumerate(self.blocks):
@@ -245,15 +242,14 @@ class DiffusionEditor(nn.Module):
         hidden = hidden[0] if where is None else hidden[0, where]
         return self.logits(hidden)
 
-    def next_tokens_logits(self, ids: Tensor, layers: KVCache, at: int, position: int, sees: Tensor) -> Tensor:
+    def next_tokens_logits(self, ids: Tensor, layers: KVCache, at: int, positions: Tensor, sees: Tensor) -> Tensor:
         """Encode ``ids`` (1, n) as context into the slots [at, at + n) of a room's
-        ``layers``, all at ``position``, row i seeing the slots before ``at`` where
-        ``sees[i]`` (n, at) and itself; logits of the token after each (n, vocab)."""
+        ``layers``, row i at ``positions[i]`` and seeing the slots before ``at + n`` where
+        ``sees[i]`` (n, at + n) says; logits of the token after each (n, vocab)."""
         n, keys = ids.shape[1], layers[0][0].shape[2]
         mask = torch.zeros(n, keys, dtype=torch.bool, device=ids.device)
-        mask[:, :at] = sees
-        mask[:, at:at + n] = torch.eye(n, dtype=torch.bool, device=ids.device)
-        hidden, _ = self._run(ids, at, mask, layers, room_at=at, position=position)
+        mask[:, :at + n] = sees
+        hidden, _ = self._run(ids, at, mask, layers, room_at=at, positions=positions)
         return self.logits(hidden[0])
 
     def _encode_pending_and_denoise(self, canvas: Tensor, room: CanvasRoom, where: Tensor | None) -> Tensor:

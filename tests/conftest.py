@@ -28,3 +28,14 @@ def tokenizer_free_network() -> object:
     vocab = CodeTokenizer.load(SHIPPED_DIR / "tokenizer.json").vocab_size
     editor = DiffusionEditor(NetworkConfig(vocab_size=vocab, n_layer=1, n_head=2, d_model=32, mlp_hidden=48)).eval()
     return TorchServing(editor)
+
+
+@pytest.fixture
+def float_network(monkeypatch: pytest.MonkeyPatch) -> object:
+    """The shipped model's served network in float: int8 scales activations per pass, so
+    rows added to a pass move the others' distributions; float compares exactly."""
+    from model.model_folder import SHIPPED_DIR
+    from model.runtime.serving import load_served_model
+
+    monkeypatch.setenv("REDRAFT_INT8", "0")
+    return load_served_model(SHIPPED_DIR).network

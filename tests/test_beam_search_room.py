@@ -7,7 +7,8 @@ import pytest
 
 from model.fim.completion_request import CompletionRequest
 from model.fim.inference import FimCompleter
-from model.fim.left_to_right import first_position, write_lines
+from model.fim.left_to_right import write_lines
+from model.fim.token_healing import first_position
 from model.model_folder import SHIPPED_DIR
 from model.runtime.serving import Room, RoomMemory, ServingNetwork, load_served_model, new_room
 from tests.test_left_to_right import PREFIX, SUFFIX, TOKENIZER, _ids
@@ -23,12 +24,6 @@ def _room_after_its_first_pass(network: ServingNetwork, ids: list[int], canvas: 
     network.probabilities(np.full(canvas, TOKENIZER.mask_id), room)
     assert room.head is not None
     return room
-
-
-@pytest.fixture
-def float_network(monkeypatch: pytest.MonkeyPatch) -> ServingNetwork:
-    monkeypatch.setenv("REDRAFT_INT8", "0")  # int8 scales activations per pass: float compares exactly
-    return load_served_model(SHIPPED_DIR).network
 
 
 def test_a_line_started_from_the_context_pass_s_distribution_is_the_same_line_one_pass_sooner(

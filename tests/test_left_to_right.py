@@ -9,11 +9,11 @@ import pytest
 from model.fim.calibration import Calibrator
 from model.fim.left_to_right import (
     MAX_TOKENS,
-    _consistent_with,
     best_reachable,
     line_end,
     write_lines,
 )
+from model.fim.token_healing import consistent_with
 from model.model_folder import SHIPPED_DIR
 from model.runtime.serving import Room
 from model.runtime.torch_serving import TorchServing
@@ -45,9 +45,9 @@ def test_the_tokens_a_healed_cut_allows_are_those_a_scan_of_the_vocabulary_finds
         token = tokens[index]
         cuts += [token[: int(rng.integers(1, len(token) + 1))], token + bytes([int(rng.integers(256))])]
     for cut in cuts:
-        allowed = _consistent_with(TOKENIZER, cut)
+        allowed = consistent_with(TOKENIZER, cut)
         assert (allowed == scanned(cut)).all(), cut
-    assert _consistent_with(TOKENIZER, b" ").sum() > 100  # most words start with a space
+    assert consistent_with(TOKENIZER, b" ").sum() > 100  # most words start with a space
 
 
 def test_the_best_reachable_confidence_is_the_best_over_every_length_a_line_may_reach() -> None:
@@ -63,20 +63,24 @@ def test_the_best_reachable_confidence_is_the_best_over_every_length_a_line_may_
 
 class Scripted(TorchServing):
     """A tiny random network whose next-token head prefers the tokens of ``script`` in turn,
-    and first of all a newline the healing must refuse."""
+    by the row's position in the line, and first of all a newline the healing must refuse."""
 
     def __init__(self, network: TorchServing, script: list[int]) -> None:
         super().__init__(network.editor)
-        self.script, self.calls = script, 0
+        self.script, self.calls, self.first = script, 0, 0
 
-    def next_tokens(self, ids: np.ndarray, room: Room, at: int, position: int, sees: np.ndarray) -> np.ndarray:
-        distribution = np.full(TOKENIZER.vocab_size, 1e-6, dtype=np.float32)
+    def next_tokens(self, ids: np.ndarray, room: Room, at: int, positions: np.ndarray, sees: np.ndarray) -> np.ndarray:
         if self.calls == 0:
-            distribution[TOKENIZER.encode("\n")[0]] = 0.9
-        distribution[self.script[min(self.calls, len(self.script) - 1)]] = 0.09
+            self.first = int(positions[0])
         self.calls += 1
-        normalised: np.ndarray = distribution / distribution.sum()
-        return np.tile(normalised, (len(ids), 1))  # every beam alike
+        rows = np.full((len(ids), TOKENIZER.vocab_size), 1e-6, dtype=np.float32)
+        for row, position in enumerate(positions):  # every beam alike
+            step = int(position) - self.first
+            if step == 0:
+                rows[row, TOKENIZER.encode("\n")[0]] = 0.9
+            rows[row, self.script[min(step, len(self.script) - 1)]] = 0.09
+        normalised: np.ndarray = rows / rows.sum(axis=1, keepdims=True)
+        return normalised
 
 
 PREFIX, SUFFIX = "def f(value):\n    return val", "\n"
@@ -150,7 +154,7 @@ class Forking(TorchServing):
         self.newline = TOKENIZER.encode("\n")[0]
         self.rows: list[int] = []  # the token each row of the last pass was
 
-    def next_tokens(self, ids: np.ndarray, room: Room, at: int, position: int, sees: np.ndarray) -> np.ndarray:
+    def next_tokens(self, ids: np.ndarray, room: Room, at: int, positions: np.ndarray, sees: np.ndarray) -> np.ndarray:
         rows = np.full((len(ids), TOKENIZER.vocab_size), 1e-6, dtype=np.float32)
         for row, token in enumerate(ids):
             if int(token) in self.fork:

@@ -59,7 +59,8 @@ def test_the_pass_that_encodes_the_context_also_gives_the_head_s_distribution_at
         np.testing.assert_allclose(ort.probabilities(canvas, room), ort.probabilities(canvas, plain), atol=1e-6)
         # What the beam search's own first pass would compute: the token at head_at after the cache before it.
         beams = new_room(ort.config, [(k[:, :head_at], v[:, :head_at]) for k, v in room.context_cache()], 1, None)
-        own = ort.next_tokens(context[head_at:head_at + 1], beams, head_at, head_at, np.ones((1, head_at), dtype=bool))
+        own = ort.next_tokens(context[head_at:head_at + 1], beams, head_at, np.array([head_at]),
+                              np.ones((1, head_at + 1), dtype=bool))
         assert room.head is not None
         np.testing.assert_allclose(room.head, own[0], atol=1e-6, rtol=1e-4)
     cold = ort.make_room(None, 6, pending=context)
@@ -108,7 +109,7 @@ def test_small_passes_run_on_one_thread_and_compute_what_two_threads_do(monkeypa
     def passes() -> tuple[np.ndarray, np.ndarray]:
         room = ort.make_room(ort.encode_context(context), len(canvas))
         denoised = ort.probabilities(canvas, room)  # the canvas's pass as you type: one thread
-        return denoised, ort.next_tokens(beams, room, long, long, np.ones((len(beams), long), dtype=bool))
+        return denoised, ort.next_tokens(beams, room, long, np.full(len(beams), long), _beside(len(beams), long))
 
     small = passes()
     assert used == ["session", "small_pass_session", "small_pass_session"]
@@ -120,7 +121,7 @@ def test_small_passes_run_on_one_thread_and_compute_what_two_threads_do(monkeypa
 
 def test_next_tokens_extends_each_beam_as_one_causal_pass_of_its_own_tokens() -> None:
     rng = np.random.default_rng(2)
-    context = rng.integers(0, 256, 11)
+    context = rng.integers(0, 256, 13)
     other = np.concatenate([context[:9], [(context[9] + 1) % 256]])  # a second beam, forking at token 9
     torch_network, ort_network = tiny_pair()
     editor = torch_network.editor
@@ -134,21 +135,32 @@ def test_next_tokens_extends_each_beam_as_one_causal_pass_of_its_own_tokens() ->
     expected, forked = causal(context), causal(other)
     runner: ServingNetwork
     for runner in (torch_network, ort_network):
-        room = new_room(runner.config, runner.encode_context(context[:8]), 6, None)
+        room = new_room(runner.config, runner.encode_context(context[:8]), 8, None)
         for keys, values in room.layers:  # slots not written yet must not be seen
             keys[:, 8:], values[:, 8:] = 7.0, -7.0
-        sees = np.ones((1, 8), dtype=bool)
-        np.testing.assert_allclose(runner.next_tokens(context[8:9], room, 8, 8, sees)[0], expected[8],
-                                   atol=1e-6, rtol=1e-4)
+        np.testing.assert_allclose(runner.next_tokens(context[8:9], room, 8, np.array([8]), _beside(1, 8))[0],
+                                   expected[8], atol=1e-6, rtol=1e-4)
         # Two beams after slot 8, in slots 9 and 10, both at position 9: neither sees the other.
-        both = runner.next_tokens(np.array([context[9], other[9]]), room, 9, 9, np.ones((2, 9), dtype=bool))
+        both = runner.next_tokens(np.array([context[9], other[9]]), room, 9, np.array([9, 9]), _beside(2, 9))
         np.testing.assert_allclose(both[0], expected[9], atol=1e-6, rtol=1e-4)
         np.testing.assert_allclose(both[1], forked[9], atol=1e-6, rtol=1e-4)
-        # The first beam goes on in slot 11, at position 10, seeing its own slot 9 and not slot 10.
-        sees = np.ones((1, 11), dtype=bool)
-        sees[0, 10] = False
-        np.testing.assert_allclose(runner.next_tokens(context[10:11], room, 11, 10, sees)[0], expected[10],
-                                   atol=1e-6, rtol=1e-4)
+        # The first beam goes on in slot 11, at position 10, seeing its own slot 9 and not slot 10;
+        # in the same pass, two drafted tokens after it in slots 12 and 13, at positions 11 and 12,
+        # each seeing the beam's slots and the drafted rows before it.
+        sees = np.ones((3, 14), dtype=bool)
+        sees[:, 10] = False
+        sees[0, 12:] = False
+        sees[1, 13] = False
+        rows = runner.next_tokens(context[10:13], room, 11, np.array([10, 11, 12]), sees)
+        np.testing.assert_allclose(rows, expected[10:13], atol=1e-6, rtol=1e-4)
+
+
+def _beside(rows: int, at: int) -> np.ndarray:
+    """What rows written at ``at`` see when each goes on from all of the slots before it: those and itself."""
+    sees = np.zeros((rows, at + rows), dtype=bool)
+    sees[:, :at] = True
+    sees[:, at:] = np.eye(rows, dtype=bool)
+    return sees
 
 
 def test_the_int8_graph_serves_nearly_the_same_distributions() -> None:

@@ -20,11 +20,12 @@ from model.fim.cursor_statement import CursorStatement
 from model.fim.left_to_right import CONFIG_KEY as LEFT_TO_RIGHT_KEY
 from model.fim.left_to_right import FEATURE_NAMES as LEFT_TO_RIGHT_FEATURES
 from model.fim.left_to_right import KIND as LEFT_TO_RIGHT
-from model.fim.left_to_right import Written, first_position, write_lines, written_after
+from model.fim.left_to_right import Written, write_lines
 from model.fim.pattern_candidates import PatternCandidates, source_texts
 from model.fim.shown_calibration import CANVAS, ShownCalibration, source_of
 from model.fim.shown_calibration import CONFIG_KEY as SHOWN_KEY
 from model.fim.suffix_overlap import repeats_the_document
+from model.fim.token_healing import first_position, written_after
 from model.fim.written_ranking import ByConfidence, most_confident
 from model.formats import ContextBudget, PrefixCut, context_cut, context_ids, middle_from_canvas
 from model.runtime.serving import Cache, Room, RoomMemory, ServedModel
@@ -223,7 +224,7 @@ class FimCompleter:
         ranking = ByConfidence(check, request, self._floor(request, LEFT_TO_RIGHT), statement, network_text,
                                other_texts)
         lines = write_lines(self.network, self.tokenizer, ids, room, request.prefix,
-                            request.suffix, should_stop, ranking, first=room.head)
+                            request.suffix, should_stop, ranking, first=room.head, drafts=[network_text, *other_texts])
         if should_stop():
             raise Cancelled
         lines = [line for line in lines if not repeats_the_document(request.prefix, line.text, request.suffix)]

@@ -11,34 +11,20 @@ A small beam search writes it, not greedy writing: the line must end as the suff
 goes on, and the likeliest first tokens often lead to a line that doesn't. All the beams
 advance in one pass per token, each in slots of its own in the room. The search returns
 every line it finished; the caller's calibrator, not the beam's score, picks among them.
-
-Token healing: the prefix ends wherever the cursor is, often inside what the tokenizer
-would write as one token (``"\\n\\n"`` before an indented line is ``"\\n\\n   "``), and the
-head never saw such a cut. So the last prefix token is dropped and the first tokens written
-must write its text again (any token boundaries) before anything else. Since session 24
-the head also trains on what it writes at the cursor (``FimExample.written``); served
-without healing it was still worse (142 vs 159 right of 1,000 fresh spans at 0.3). Since
-session 25 that training is healed the same way: the cut token's text is written again
-from the position before it, which the written tokens never see.
-
-Healing compares bytes, not text: the tokenizer is byte-level, and after a character of
-two or more bytes (``"é"``, ``"т"``, ``"✓"``) the cut token is often part of it, whose text
-alone is only U+FFFD. The tokens written again must then hold exactly its bytes, and a line
-is finished only as valid UTF-8, so no half of a character reaches the cursor.
+Its first tokens write the prefix's cut last token again (``token_healing.py``).
 """
 
 from __future__ import annotations
 
 import math
-from bisect import bisect_left
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
-from functools import lru_cache
 from typing import Protocol
 
 import numpy as np
 
 from model.fim.calibration import Calibrator, squashed
+from model.fim.token_healing import consistent_with, finished_line, first_position, written_after
 from model.formats import healed_bytes
 from model.runtime.serving import Cache, Room, ServingNetwork, new_room
 from model.tokenizer import CodeTokenizer
@@ -57,6 +43,11 @@ MAX_TOKENS = 10
 # packages in no corpus, 250 / 248 of 430 on 2,000 held-out spans): the search drops beams
 # that can't reach the threshold, so the extra beams cost little there.
 BEAMS = 8
+# Tokens a pass also checks after its likeliest beam, drafted from what the request's other
+# sources put at the cursor (``drafts``). Where the beam goes on as drafted, the next
+# passes are already done. A pass costs about the same for 1 row as for 12 (it streams the
+# weights): in the typing bench 55% of the passes extended a single beam.
+DRAFTED = 4
 LEAST_PROBABILITY = 1e-12  # a token the constraint left no mass is scored this, not -inf
 KIND = "left_to_right"  # Candidate.copied of such a line
 CONFIG_KEY = "fim_left_to_right"  # its calibrator, in config.json's calibration
@@ -109,37 +100,6 @@ def best_reachable(check: Calibrator, log_probs: list[float], agreeable: bool = 
 _LENGTHS_AND_LOGS = [(float(length), math.log(length)) for length in range(1, MAX_TOKENS + 1)]
 
 
-@lru_cache(maxsize=4)
-def _tokens_by_bytes(tokenizer: CodeTokenizer) -> tuple[list[bytes], np.ndarray, dict[bytes, list[int]]]:
-    """The tokens with bytes, sorted by them (their bytes, their ids), and each bytes' ids."""
-    order = sorted((data, token) for token, data in enumerate(tokenizer.token_bytes) if data)
-    ids_of: dict[bytes, list[int]] = {}
-    for data, token in order:
-        ids_of.setdefault(data, []).append(token)
-    return [data for data, _ in order], np.array([token for _, token in order], dtype=np.int64), ids_of
-
-
-def _first_after_prefix(data: bytes) -> bytes | None:
-    """The least bytes after every bytes that start with ``data`` (None: there are none)."""
-    stem = data.rstrip(b"\xff")
-    return stem[:-1] + bytes([stem[-1] + 1]) if stem else None
-
-
-@lru_cache(maxsize=256)
-def _consistent_with(tokenizer: CodeTokenizer, data: bytes) -> np.ndarray:
-    """(vocab,) bool: the tokens whose bytes start with ``data`` or with which it starts (so
-    that ``"            pytest"`` may still be written as 11 spaces and ``" pytest"``).
-    Looked up in the sorted token bytes: the cursor cuts a new token at most keystrokes,
-    and a scan of the whole vocabulary cost ~10 ms each time."""
-    keys, ids, ids_of = _tokens_by_bytes(tokenizer)
-    mask = np.zeros(len(tokenizer.token_bytes), dtype=bool)
-    after = _first_after_prefix(data)
-    mask[ids[bisect_left(keys, data):len(keys) if after is None else bisect_left(keys, after)]] = True
-    for end in range(1, len(data)):
-        mask[ids_of.get(data[:end], [])] = True
-    return mask
-
-
 def _likeliest(distribution: np.ndarray, count: int) -> np.ndarray:
     """The ``count`` likeliest tokens, likeliest first (a partition, not a sort of the vocabulary)."""
     top = np.argpartition(-distribution, count)[:count]
@@ -175,22 +135,6 @@ class _Beam:
     @property
     def score(self) -> float:
         return sum(self.log_probs)
-
-
-def written_after(data: bytes, healed: bytes) -> str:
-    """What a beam's bytes write after the cursor, as far as they are whole characters:
-    nothing until they have written ``healed``."""
-    return data[len(healed):].decode("utf-8", errors="ignore") if data.startswith(healed) else ""
-
-
-def _finished_line(data: bytes, healed: bytes) -> str | None:
-    """The line a beam finished (up to and including its newline), or None if its bytes
-    are not all whole characters."""
-    line = data[len(healed):data.index(b"\n", len(healed)) + 1]
-    try:
-        return line.decode("utf-8")
-    except UnicodeDecodeError:
-        return None
 
 
 class LineRanking(Protocol):
@@ -232,16 +176,28 @@ def _roomier(network: ServingNetwork, layers: Cache, used: int, slots: int) -> R
     return new_room(network.config, [(k[:, :used], v[:, :used]) for k, v in layers], slots, None)
 
 
-def first_position(tokenizer: CodeTokenizer, ids: list[int]) -> int:
-    """The context position whose next-token distribution is the line's first token: the
-    last one's, or the one's before it when the last token is dropped to be healed."""
-    return len(ids) - 2 if healed_bytes(tokenizer, ids) else len(ids) - 1
+def _whole_line(text: str, suffix: str) -> str:
+    """The line a beam writes to put ``text`` at the cursor (``line_end`` undone): up to its
+    first newline, or on to the end of the suffix's line."""
+    return text[:text.index("\n") + 1] if "\n" in text else text + suffix.split("\n", 1)[0] + "\n"
+
+
+def _drafted(tokenizer: CodeTokenizer, data: bytes, lines: list[bytes], count: int) -> list[int]:
+    """Up to ``count`` tokens that would go on from ``data`` to the first of ``lines`` it
+    starts, as the tokenizer writes the rest; none if it starts none of them."""
+    for line in lines:
+        if count > 0 and len(line) > len(data) and line.startswith(data):
+            try:
+                return tokenizer.encode(line[len(data):].decode("utf-8"))[:count]
+            except UnicodeDecodeError:  # the beam stopped inside a character
+                continue
+    return []
 
 
 def write_lines(
     network: ServingNetwork, tokenizer: CodeTokenizer, ids: list[int], cache: Cache | Room, prefix: str, suffix: str,
     should_stop: Callable[[], bool] = lambda: False, ranking: LineRanking = ByScore(), beams: int = BEAMS,
-    first: np.ndarray | None = None,
+    first: np.ndarray | None = None, drafts: Sequence[str] = (),
 ) -> list[Written]:
     """The cursor's lines after the context ``ids`` whose keys/values are ``cache`` (the
     room's context, left untouched): the distinct lines that fit the suffix within
@@ -259,7 +215,14 @@ def write_lines(
     request's room itself (its context encoded, ``ids`` all of it), the beams are written
     into the room's slots after the context (the canvas's, which the denoising is done
     with; the context's are left as they are), and copied into a larger room only if the
-    search outgrows them (``_roomier``)."""
+    search outgrows them (``_roomier``).
+
+    ``drafts``: what other sources put at the cursor (the canvas's answer, a copied line).
+    A pass also checks up to ``DRAFTED`` tokens after its likeliest beam that would go on
+    to one of them (``_drafted``), each token in a slot of its own, after the beam and the
+    drafted tokens before it: where the beam goes on as drafted, those passes are done. The
+    lines are the same (in float; int8 scales a pass's activations together, so rows added
+    to a pass move the others' probabilities a little)."""
     healed = healed_bytes(tokenizer, ids)
     start = first_position(tokenizer, ids)
     if isinstance(cache, Room) and first is not None and cache.pending is None and cache.context_length == len(ids):
@@ -268,45 +231,67 @@ def write_lines(
     else:
         context = cache.context_cache() if isinstance(cache, Room) else cache
         cached = start if first is None else start + 1  # the first input's own keys/values are cached then
-        room = _roomier(network, context, cached, start + 1 - cached + beams * MAX_TOKENS)
+        room = _roomier(network, context, cached, start + 1 - cached + (beams + DRAFTED) * MAX_TOKENS)
         free = start
     ends = {tokenizer.end_of_middle_id, tokenizer.pad_id, tokenizer.mask_id}
     finished: list[Written] = []
     best = -math.inf  # the value of the best line finished so far
+    lines_drafted = [healed + _whole_line(text, suffix).encode() for text in drafts if text.strip()]
+    # What drafted rows computed: a beam's tokens → the distribution after them, and the
+    # slot that holds its last token's keys/values.
+    checked: dict[tuple[int, ...], tuple[np.ndarray, int]] = {}
 
     def hopeless(log_probs: list[float], line: str) -> bool:
         reachable = ranking.reachable(log_probs, line)
         return reachable < ranking.floor or reachable <= best
 
     alive = [_Beam([], b"", [], [start])]
-    inputs, passes, checked_against = [ids[start]], 0, best
+    passes, checked_against = 0, best
     while alive:
         if best > checked_against:  # a line finished after some beams were checked: check them again
-            kept = [beam for beam in alive if not hopeless(beam.log_probs, written_after(beam.data, healed))]
-            alive = [replace(beam, slots=[*beam.slots[:-1], free + row]) for row, beam in enumerate(kept)]
-            inputs = [beam.tokens[-1] for beam in alive]
+            alive = [beam for beam in alive if not hopeless(beam.log_probs, written_after(beam.data, healed))]
             if not alive:
                 break
         if should_stop():
             return []
+        depth = len(alive[0].tokens)
+        distributions: list[np.ndarray | None] = [checked[key][0] if (key := tuple(beam.tokens)) in checked
+                                                  else None for beam in alive]
         if first is not None:  # the first input's pass was the context's own
-            distributions, first = first[None], None
-        else:
-            sees = np.zeros((len(alive), free), dtype=bool)
+            distributions, first, free = [first], None, free + 1
+        waiting = [row for row, distribution in enumerate(distributions) if distribution is None]
+        if waiting:
+            if free + len(waiting) > room.layers[0][0].shape[1]:
+                room = _roomier(network, room.layers, free, (beams + DRAFTED) * (MAX_TOKENS - depth))
+            lead = alive[waiting[0]]  # the likeliest beam the pass extends: the drafts go on from it
+            draft = _drafted(tokenizer, lead.data, lines_drafted, min(DRAFTED, MAX_TOKENS - depth - 1))
+            draft = draft[:room.layers[0][0].shape[1] - free - len(waiting)]  # as many as the room has slots for
+            rows = len(waiting) + len(draft)
+            sees = np.zeros((rows, free + rows), dtype=bool)
             sees[:, :start] = True
-            for row, beam in enumerate(alive):
-                sees[row, beam.slots[:-1]] = True
-            if free + len(alive) > room.layers[0][0].shape[1]:
-                room = _roomier(network, room.layers, free, beams * (MAX_TOKENS - len(alive[0].tokens)))
-            distributions = network.next_tokens(np.array(inputs, dtype=np.int64), room, free,
-                                                start + len(alive[0].tokens), sees)
+            inputs = []
+            for row, index in enumerate(waiting):
+                beam = alive[index] = replace(alive[index], slots=[*alive[index].slots[:-1], free + row])
+                sees[row, beam.slots] = True  # its earlier tokens' slots and its own
+                inputs.append(beam.tokens[-1] if beam.tokens else ids[start])
+            for row in range(len(waiting), rows):  # each drafted token after the lead and the drafts before it
+                sees[row, alive[waiting[0]].slots] = True
+                sees[row, free + len(waiting):free + row + 1] = True
+            positions = np.full(rows, start + depth, dtype=np.int64)
+            positions[len(waiting):] += np.arange(1, len(draft) + 1)
+            computed = network.next_tokens(np.array(inputs + draft, dtype=np.int64), room, free, positions, sees)
             passes += 1
-        free += len(alive)
+            for row, index in enumerate(waiting):
+                distributions[index] = computed[row]
+            for j in range(len(draft)):
+                checked[tuple(lead.tokens + draft[:j + 1])] = computed[len(waiting) + j], free + len(waiting) + j
+            free += rows
         checked_against = best
         children: list[tuple[float, _Beam, int, float]] = []
         for beam, distribution in zip(alive, distributions, strict=True):
+            assert distribution is not None
             if len(beam.data) < len(healed):  # still writing the healed bytes again
-                distribution = np.where(_consistent_with(tokenizer, healed[len(beam.data):]), distribution, 0.0)
+                distribution = np.where(consistent_with(tokenizer, healed[len(beam.data):]), distribution, 0.0)
             total = float(distribution.sum()) or 1.0
             for token in _likeliest(distribution, beams):
                 probability = float(distribution[token]) / total
@@ -314,7 +299,7 @@ def write_lines(
                     log_prob = math.log(max(probability, LEAST_PROBABILITY))
                     children.append((beam.score + log_prob, beam, int(token), log_prob))
         children.sort(key=lambda child: -child[0])
-        alive, inputs = [], []
+        alive = []
         for _, parent, token, log_prob in children:
             if len(alive) == beams:
                 break
@@ -324,7 +309,7 @@ def write_lines(
             if token in ends:
                 continue
             if "\n" in line:  # finished: kept if worth showing, though it may not beat the best
-                whole = _finished_line(data, healed)
+                whole = finished_line(data, healed)
                 placed = None if whole is None else line_end(prefix, suffix, whole)
                 if placed is not None and placed.strip():
                     written = Written(placed, tokens, healed, log_probs)
@@ -337,8 +322,9 @@ def write_lines(
                         best = max(best, value)
                 continue
             if len(tokens) < MAX_TOKENS and not hopeless(log_probs, line):
-                alive.append(_Beam(tokens, data, log_probs, [*parent.slots, free + len(alive)]))
-                inputs.append(token)
+                # The last token's slot: a drafted row's, or the next pass's row (assigned then).
+                slot = checked[key][1] if (key := tuple(tokens)) in checked else -1
+                alive.append(_Beam(tokens, data, log_probs, [*parent.slots, slot]))
     lines: dict[str, Written] = {}  # a text written with other tokens is the same line
     for written in sorted(finished, key=lambda written: -written.score):
         lines.setdefault(written.text, replace(written, passes=passes))

@@ -67,12 +67,13 @@ class OrtNetwork:
         return rotary_tables(positions, self.config.head_dim, self.config.rope_base)
 
     def _pass(self, ids: np.ndarray, start: int, past: Cache, bias: np.ndarray, rows: np.ndarray,
-              position: int | None = None) -> tuple[np.ndarray, Cache]:
-        """Rows at positions ``start`` onwards, or all at ``position``."""
-        end = start + len(ids) if position is None else position + 1
+              positions: np.ndarray | None = None) -> tuple[np.ndarray, Cache]:
+        """Rows at positions ``start`` onwards, or each at its own of ``positions``."""
+        if positions is None:
+            positions = np.arange(start, start + len(ids))
+        end = int(positions.max()) + 1
         if end > self._rope[0].shape[0]:
             self._rope = self._rope_table(max(end, 2 * self._rope[0].shape[0]))
-        positions = np.arange(start, end) if position is None else np.full(len(ids), position)
         feed = {"ids": ids.astype(np.int64, copy=False), "positions": positions, "cos": self._rope[0],
                 "sin": self._rope[1], "bias": bias, "rows": rows.astype(np.int64, copy=False)}
         for i, (keys, values) in enumerate(past):
@@ -98,13 +99,14 @@ class OrtNetwork:
                   memory: RoomMemory | None = None) -> Room:
         return new_room(self.config, cache, canvas_size, pending, memory)
 
-    def next_tokens(self, ids: np.ndarray, room: Room, at: int, position: int, sees: np.ndarray) -> np.ndarray:
+    def next_tokens(self, ids: np.ndarray, room: Room, at: int, positions: np.ndarray, sees: np.ndarray) -> np.ndarray:
         ids = np.asarray(ids)
         n = len(ids)
         bias = np.full((n, room.layers[0][0].shape[1] + n), HIDDEN, dtype=np.float32)
-        bias[:, :at] = np.where(sees, np.float32(0.0), HIDDEN)
-        bias[:, -n:] = np.where(np.eye(n, dtype=bool), np.float32(0.0), HIDDEN)  # each row itself only
-        probabilities, new = self._pass(ids, at, room.layers, bias, np.arange(n), position=position)
+        bias[:, :at] = np.where(sees[:, :at], np.float32(0.0), HIDDEN)
+        bias[:, -n:] = np.where(sees[:, at:], np.float32(0.0), HIDDEN)  # these rows, over [past | these rows]
+        probabilities, new = self._pass(ids, at, room.layers, bias, np.arange(n),
+                                        positions=np.asarray(positions, dtype=np.int64))
         _write_into(room, at, new)
         return probabilities
 

@@ -121,12 +121,13 @@ class ServingNetwork(Protocol):
         """A room for a canvas after ``cache`` and the ``pending`` ids (``new_room``),
         taken from ``memory`` if given."""
 
-    def next_tokens(self, ids: np.ndarray, room: Room, at: int, position: int, sees: np.ndarray) -> np.ndarray:
-        """Encode ``ids`` (n,) as context into the room's slots [at, at + n), all at
-        ``position``: row i sees the slots before ``at`` where ``sees[i]`` ((n, at) bool)
-        and itself, never a later slot. So one pass extends every beam of a search by a
-        token, each after its own tokens (``left_to_right.py``). The distribution over the
-        token after each row (n, vocab), float32."""
+    def next_tokens(self, ids: np.ndarray, room: Room, at: int, positions: np.ndarray, sees: np.ndarray) -> np.ndarray:
+        """Encode ``ids`` (n,) as context into the room's slots [at, at + n), row i at
+        ``positions[i]``: it sees the slots before ``at + n`` where ``sees[i]`` ((n, at + n)
+        bool) says, never a later slot. So one pass extends every beam of a search by a
+        token, each after its own tokens, and checks drafted tokens after one of them, each
+        after the ones before it (``left_to_right.py``). The distribution over the token
+        after each row (n, vocab), float32."""
 
     def probabilities(self, canvas: np.ndarray, cache: Cache | Room, where: np.ndarray | None = None) -> np.ndarray:
         """One refinement step of canvas (L,): each scored position's distribution over the

@@ -35,11 +35,12 @@ class TorchServing:
         return new_room(self.config, cache, canvas_size, pending, memory)
 
     @torch.no_grad()
-    def next_tokens(self, ids: np.ndarray, room: Room, at: int, position: int, sees: np.ndarray) -> np.ndarray:
+    def next_tokens(self, ids: np.ndarray, room: Room, at: int, positions: np.ndarray, sees: np.ndarray) -> np.ndarray:
         tokens = torch.from_numpy(np.asarray(ids, dtype=np.int64))[None]
         visible = torch.from_numpy(np.asarray(sees, dtype=bool))
+        rows_at = torch.from_numpy(np.asarray(positions, dtype=np.int64))
         # Writes into the room.
-        logits = self.editor.next_tokens_logits(tokens, _tensors(room.layers), at, position, visible)
+        logits = self.editor.next_tokens_logits(tokens, _tensors(room.layers), at, rows_at, visible)
         return logits.float().softmax(-1).numpy()
 
     @torch.no_grad()
