@@ -125,8 +125,9 @@ class OrtNetwork:
         ids = canvas if room.pending is None else np.concatenate([room.pending, canvas])
         room_length = room.layers[0][0].shape[1]
         bias = _room_bias(room_length, room_at, len(ids), causal)
+        bias[:, room.end:room_length] = HIDDEN  # unused slots (``new_room``), if any: stale
         past = room.layers
-        if room_at == 0 and len(ids) == room_length:
+        if room_at == 0 and len(ids) == room.end:
             # A cold context: every slot is rewritten, so none is visible. Attending over
             # these rows alone halves the attention of the costliest pass a request makes.
             past, bias = self._empty_past(), np.ascontiguousarray(bias[:, room_length:])

@@ -45,8 +45,9 @@ class Room:
     which saves the beam search a pass of its own (``left_to_right.write_lines``). A
     runtime that can't leaves ``head`` None."""
 
-    layers: Cache  # each (heads, context + canvas, head_dim)
+    layers: Cache  # each (heads, slots, head_dim): the context's, the canvas's, any unused after them
     context_length: int  # including the pending tokens
+    end: int  # after the context's and the canvas's slots: a denoising pass sees none after it
     pending: np.ndarray | None = None  # (n,) context ids not yet in ``layers``
     head_at: int | None = None  # a context position whose next-token distribution is wanted
     head: np.ndarray | None = None  # (vocab,) that distribution, once the pending pass ran
@@ -66,34 +67,53 @@ class Room:
 
 
 class RoomMemory:
-    """Two flat buffers that one caller's rooms take turns in (``new_room``), each new room
-    in the one that does not hold the cache it copies from. A new room of ~8 MB cost
-    ~0.6 ms of page faults and zeroing on every request before any of it was written
-    (session 54)."""
+    """Two flat buffers that one caller's rooms take turns in (``new_room``). A new room of
+    ~8 MB cost ~0.6 ms of page faults and zeroing on every request before any of it was
+    written (session 54), and copying the context into it ~0.6–1 ms more (session 55). So a
+    room goes in the buffer that holds the cache it starts from when its slots are laid out
+    as that cache's room's were (the same count): the cache is then already in place and
+    nothing is copied. Otherwise it goes in the other buffer, and the cache is copied."""
 
     def __init__(self) -> None:
         self._buffers = [np.zeros(0, dtype=np.float32), np.zeros(0, dtype=np.float32)]
+        self._slots = [0, 0]  # the slots of the last room each buffer held
 
-    def take(self, floats: int, keeping: Cache | None) -> np.ndarray:
-        """At least ``floats`` of float32 memory that ``keeping`` (the cache the room copies
-        from: views into one of the buffers, or not) does not live in. It holds earlier
-        rooms' keys/values: finite, and hidden from every pass until one writes them."""
-        turn = 1 if keeping is not None and np.may_share_memory(self._buffers[0], keeping[0][0]) else 0
-        if self._buffers[turn].size < floats:
-            # With headroom: typing on grows the context by a token or so a request.
-            self._buffers[turn] = np.zeros(floats + floats // 4, dtype=np.float32)
+    def take(self, floats: int, keeping: Cache | None, slots: int) -> np.ndarray:
+        """At least ``floats`` of float32 memory for a room of ``slots`` slots a layer. The
+        buffer that ``keeping`` (the cache the room starts from: views into one of the
+        buffers, or not) lives in if its last room had as many slots, else the other. It holds
+        earlier rooms' keys/values: finite, and hidden from every pass until one writes them."""
+        holding = next((turn for turn, buffer in enumerate(self._buffers)
+                        if keeping is not None and buffer.size and np.may_share_memory(buffer, keeping[0][0])), None)
+        if holding is not None and self._slots[holding] == slots and self._buffers[holding].size >= floats:
+            turn = holding
+        else:
+            turn = 0 if holding is None else 1 - holding
+            if self._buffers[turn].size < floats:
+                # With headroom: typing on grows the context by a token or so a request.
+                self._buffers[turn] = np.zeros(floats + floats // 4, dtype=np.float32)
+        self._slots[turn] = slots
         return self._buffers[turn]
+
+
+# A room in kept memory has a multiple of this many slots, the unused ones hidden: its
+# count, and so where each layer's slots lie, then stays the same for ~this many tokens of
+# typing, and the next request's room finds the context in place.
+ROOM_SLOTS_STEP = 32
 
 
 def new_room(config: NetworkConfig, cache: Cache | None, canvas_size: int, pending: np.ndarray | None,
              memory: RoomMemory | None = None) -> Room:
-    """The cache copied once into buffers with room for the pending ids and a canvas,
-    taken from ``memory`` if given."""
+    """The cache in a room with slots for the pending ids and a canvas after it: new
+    buffers, or ``memory``'s (its slots rounded up to ``ROOM_SLOTS_STEP``; the cache is
+    copied only where it is not in place already)."""
     extra = 0 if pending is None else len(pending)
     length = 0 if cache is None else cache[0][0].shape[1]
-    shape = (2, config.n_head, length + extra + canvas_size, config.head_dim)
-    per_layer = 2 * config.n_head * shape[2] * config.head_dim
-    flat = None if memory is None else memory.take(config.n_layer * per_layer, cache)
+    end = length + extra + canvas_size
+    slots = end if memory is None else -(-end // ROOM_SLOTS_STEP) * ROOM_SLOTS_STEP
+    shape = (2, config.n_head, slots, config.head_dim)
+    per_layer = 2 * config.n_head * slots * config.head_dim
+    flat = None if memory is None else memory.take(config.n_layer * per_layer, cache, slots)
     layers: Cache = []
     for i in range(config.n_layer):
         if flat is None:
@@ -101,10 +121,22 @@ def new_room(config: NetworkConfig, cache: Cache | None, canvas_size: int, pendi
             room = np.zeros(shape, dtype=np.float32)
         else:
             room = flat[i * per_layer:(i + 1) * per_layer].reshape(shape)
-        if cache is not None:
-            room[0, :, :length], room[1, :, :length] = cache[i]
         layers.append((room[0], room[1]))
-    return Room(layers, length + extra, pending)
+    if cache is not None and not (flat is not None and _in_place(cache, layers)):
+        for (keys, values), (kept_keys, kept_values) in zip(layers, cache, strict=True):
+            keys[:, :length], values[:, :length] = kept_keys, kept_values
+    return Room(layers, length + extra, end, pending)
+
+
+def _in_place(cache: Cache, layers: Cache) -> bool:
+    """Whether the cache is the first slots of these layers already: views of the same
+    memory, laid out alike (then copying it in would change nothing). A room's layers lie
+    in one buffer in one layout, so the first and the last layer tell."""
+    def same(kept: np.ndarray, room: np.ndarray) -> bool:
+        into = room[:, :kept.shape[1]]
+        return kept.shape == into.shape and kept.strides == into.strides and \
+            kept.__array_interface__["data"][0] == into.__array_interface__["data"][0]
+    return same(cache[0][0], layers[0][0]) and same(cache[-1][1], layers[-1][1])
 
 
 class ServingNetwork(Protocol):

@@ -50,7 +50,8 @@ class TorchServing:
         if not isinstance(cache, Room):
             return self.editor.denoise(ids, _tensors(cache), rows).float().softmax(-1).numpy()
         pending = None if cache.pending is None else torch.from_numpy(np.asarray(cache.pending, dtype=np.int64))[None]
-        room = CanvasRoom(_tensors(cache.layers), cache.context_length, pending)
+        used = [(k[:, :cache.end], v[:, :cache.end]) for k, v in cache.layers]  # the slots after ``end``: no one's
+        room = CanvasRoom(_tensors(used), cache.context_length, pending)
         logits = self.editor.denoise(ids, room, rows)  # writes into the shared buffers
         cache.pending = None
         return logits.float().softmax(-1).numpy()
