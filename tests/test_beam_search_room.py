@@ -5,6 +5,7 @@ once it outgrows them; the rooms ``FimCompleter`` takes turns in."""
 import numpy as np
 import pytest
 
+from model.fim import inference
 from model.fim.completion_request import CompletionRequest
 from model.fim.inference import FimCompleter
 from model.fim.left_to_right import write_lines
@@ -100,3 +101,32 @@ def test_a_completer_whose_rooms_take_turns_answers_as_one_whose_rooms_are_new()
     for end in range(len(text) - 30, len(text) + 1):  # each keystroke reuses the last room's context
         request = CompletionRequest(text[:end], "\n", canvas_size=32, max_steps=1)
         assert turns.complete(request) == new.complete(request), end
+
+
+def test_a_request_that_fails_after_its_first_pass_leaves_no_stale_context_for_the_next(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("REDRAFT_INT8", "0")  # float: the two paths below compare closely
+    served = load_served_model(SHIPPED_DIR)
+    text = "def area(width, height):\n    return width * height\n\n\ndef volume(width, height, depth):\n    return are"
+    # Rooms of the same size, the second built where the first context lies, and writing over most of it.
+    first = CompletionRequest(text, "\n", max_steps=1)
+    other = CompletionRequest(text.replace("width * height", "width + height"), "\n", max_steps=1)
+    failing, steady = FimCompleter(served), FimCompleter(served)
+    expected = [steady.complete(first), steady.complete(first)][1]
+    failing.complete(first)
+    real_denoise = inference.denoise
+
+    def denoise_then_fail(*args: object, **kwargs: object) -> object:
+        real_denoise(*args, **kwargs)  # type: ignore[arg-type]  # the first pass writes the room
+        raise RuntimeError("a failure after the first pass")
+
+    monkeypatch.setattr(inference, "denoise", denoise_then_fail)
+    with pytest.raises(RuntimeError):
+        failing.complete(other)  # its room lies where the first context did, and wrote over its end
+    monkeypatch.setattr(inference, "denoise", real_denoise)
+    again = failing.complete(first)
+    assert [c.text for c in again] == [c.text for c in expected]
+    for got, wanted in zip(again, expected, strict=True):  # what the network said, as closely as float allows
+        assert got.features == pytest.approx(wanted.features, abs=1e-4)
+        assert got.confidence == pytest.approx(wanted.confidence, abs=1e-5)

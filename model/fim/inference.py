@@ -87,6 +87,9 @@ class FimCompleter:
         reuse = None
         if self._cache is not None and common > 0:
             reuse = [(k[:, :common], v[:, :common]) for k, v in self._cache]
+        # The room may be built where the last context lies (``RoomMemory``), and its first
+        # pass then writes over what followed the common part: only that part is kept.
+        self._cached_ids, self._cache = ids[:common], reuse
         room = self.network.make_room(reuse, canvas_size, np.array(ids[common:], dtype=np.int64), self._room_memory)
         room.head_at = head_at
         return ids, room
