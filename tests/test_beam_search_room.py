@@ -1,6 +1,7 @@
 """Where the next-token head's beam search writes: after a context pass that already gave
 its first distribution, in the request's own room (the canvas's slots), and in a copy only
-once it outgrows them; the rooms ``FimCompleter`` takes turns in."""
+once it outgrows them; the rooms ``FimCompleter`` takes turns in, each finding the last context
+in place while its size stays."""
 
 import numpy as np
 import pytest
