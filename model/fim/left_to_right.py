@@ -263,6 +263,8 @@ def write_lines(
         if waiting:
             if free + len(waiting) > room.layers[0][0].shape[1]:
                 room = _roomier(network, room.layers, free, (beams + DRAFTED) * (MAX_TOKENS - depth))
+            for row, index in enumerate(waiting):  # each waiting beam's last token in this pass's row
+                alive[index] = replace(alive[index], slots=[*alive[index].slots[:-1], free + row])
             lead = alive[waiting[0]]  # the likeliest beam the pass extends: the drafts go on from it
             draft = _drafted(tokenizer, lead.data, lines_drafted, min(DRAFTED, MAX_TOKENS - depth - 1))
             draft = draft[:room.layers[0][0].shape[1] - free - len(waiting)]  # as many as the room has slots for
@@ -271,10 +273,8 @@ def write_lines(
             sees[:, :start] = True
             inputs = []
             for row, index in enumerate(waiting):
-                beam = alive[index] = replace(alive[index], slots=[*alive[index].slots[:-1], free + row])
-                sees[row, beam.slots] = True  # its earlier tokens' slots and its own
-                inputs.append(beam.tokens[-1] if beam.tokens else ids[start])
-            lead = alive[waiting[0]]  # with its slot in this pass
+                sees[row, alive[index].slots] = True  # its earlier tokens' slots and its own
+                inputs.append(alive[index].tokens[-1] if alive[index].tokens else ids[start])
             for row in range(len(waiting), rows):  # each drafted token after the lead and the drafts before it
                 sees[row, lead.slots] = True
                 sees[row, free + len(waiting):free + row + 1] = True

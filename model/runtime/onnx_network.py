@@ -124,8 +124,7 @@ class OrtNetwork:
         room_at = room.context_length - causal
         ids = canvas if room.pending is None else np.concatenate([room.pending, canvas])
         room_length = room.layers[0][0].shape[1]
-        bias = _room_bias(room_length, room_at, len(ids), causal)
-        bias[:, room.end:room_length] = HIDDEN  # unused slots (``new_room``), if any: stale
+        bias = _room_bias(room_length, room.end, room_at, len(ids), causal)
         past = room.layers
         if room_at == 0 and len(ids) == room.end:
             # A cold context: every slot is rewritten, so none is visible. Attending over
@@ -152,12 +151,14 @@ def _write_into(room: Room, at: int, new: Cache) -> None:
         room_values[:, at:at + values.shape[1]] = values
 
 
-def _room_bias(room_length: int, room_at: int, n: int, causal: int) -> np.ndarray:
+def _room_bias(room_length: int, end: int, room_at: int, n: int, causal: int) -> np.ndarray:
     """What each of the ``n`` rows written at ``room_at`` may see, over [room | these rows]:
     the first ``causal`` rows (pending context) see the context before them and each
-    other causally; the canvas rows see everything but the slots being rewritten."""
+    other causally; the canvas rows see everything before the room's ``end`` but the slots
+    being rewritten."""
     bias = np.zeros((n, room_length + n), dtype=np.float32)
     bias[:, room_at:room_at + n] = HIDDEN  # stale: these rows' new keys replace them
+    bias[:, end:room_length] = HIDDEN  # unused slots (``new_room``), if any: stale too
     if causal:
         bias[:causal, room_at:room_length] = HIDDEN  # the canvas's slots, after the context
         bias[:causal, room_length:room_length + causal] = np.triu(

@@ -76,24 +76,28 @@ class RoomMemory:
 
     def __init__(self) -> None:
         self._buffers = [np.zeros(0, dtype=np.float32), np.zeros(0, dtype=np.float32)]
-        self._slots = [0, 0]  # the slots of the last room each buffer held
 
     def take(self, floats: int, keeping: Cache | None, slots: int) -> np.ndarray:
         """At least ``floats`` of float32 memory for a room of ``slots`` slots a layer. The
         buffer that ``keeping`` (the cache the room starts from: views into one of the
-        buffers, or not) lives in if its last room had as many slots, else the other. It holds
+        buffers, or not) lives in if its room had as many slots, else the other. It holds
         earlier rooms' keys/values: finite, and hidden from every pass until one writes them."""
         holding = next((turn for turn, buffer in enumerate(self._buffers)
                         if keeping is not None and buffer.size and np.may_share_memory(buffer, keeping[0][0])), None)
-        if holding is not None and self._slots[holding] == slots and self._buffers[holding].size >= floats:
-            turn = holding
-        else:
-            turn = 0 if holding is None else 1 - holding
-            if self._buffers[turn].size < floats:
-                # With headroom: typing on grows the context by a token or so a request.
-                self._buffers[turn] = np.zeros(floats + floats // 4, dtype=np.float32)
-        self._slots[turn] = slots
+        if holding is not None and keeping is not None and _slots_of(keeping) == slots:
+            return self._buffers[holding]
+        turn = 0 if holding is None else 1 - holding
+        if self._buffers[turn].size < floats:
+            # With headroom: typing on grows the context by a token or so a request.
+            self._buffers[turn] = np.zeros(floats + floats // 4, dtype=np.float32)
         return self._buffers[turn]
+
+
+def _slots_of(cache: Cache) -> int:
+    """How many slots a layer of the room the cache's views lie in has: a slot's keys are
+    one step apart, a head's ``slots`` steps."""
+    keys = cache[0][0]
+    return int(keys.strides[0] // keys.strides[1])
 
 
 # A room in kept memory has a multiple of this many slots, the unused ones hidden: its
