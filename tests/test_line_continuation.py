@@ -3,11 +3,13 @@
 import json
 import math
 import shutil
+import time
 from pathlib import Path
 
 import pytest
 
 import model.fim.calibrate_sources
+import model.fim.inference
 from model.fim.calibrate_sources import calibrate_continuation
 from model.fim.calibration import Calibrator
 from model.fim.completion_request import CompletionRequest
@@ -16,6 +18,7 @@ from model.fim.inference import FimCompleter
 from model.fim.line_continuation import CONFIG_KEY, CONTINUATION_FEATURES, KIND, MAX_TOKENS, LineContinuer
 from model.model_folder import SHIPPED_DIR
 from model.runtime.serving import ServedModel, load_served_model
+from model.sampler import denoise
 from model.tokenizer import CodeTokenizer
 
 CALLS = "result = combine(alpha, beta)\nprint(result)\nother = combine(al"
@@ -99,6 +102,31 @@ def test_a_copied_line_comes_first_and_then_no_continuation_is_made(tokenizer_fr
     tests = "x.assertEqual(a, 1)\nx.assertEqual(a, 1)\nx.assertEqual(a, 1)\nx.ass"
     answers = _completer(tokenizer_free_network, sure).complete(CompletionRequest(tests, "\n", candidates=3))
     assert answers[0].text == "ertEqual(a, 1)" and all(c.copied != KIND for c in answers)
+
+
+def test_a_failed_lookup_of_continuations_reaches_the_caller_once_the_canvas_s_pass_is_done(
+    tokenizer_free_network: object, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The continuations are looked up while the canvas's pass runs on a thread of its own
+    (``FimCompleter._denoised_and_continued``); the room is the pass's until it is done,
+    and the next request builds on it, so a failed lookup must not return before."""
+    completer = _completer(tokenizer_free_network, Calibrator((0.0,) * len(CONTINUATION_FEATURES), 2.0))
+    passes_done: list[object] = []
+
+    def slow_denoise(*args: object, **kwargs: object) -> object:
+        time.sleep(0.2)
+        run = denoise(*args, **kwargs)  # type: ignore[arg-type]
+        passes_done.append(run)
+        return run
+
+    def failing(*args: object) -> object:
+        raise RuntimeError("lookup failed")
+
+    monkeypatch.setattr(model.fim.inference, "denoise", slow_denoise)
+    monkeypatch.setattr(completer.patterns, "continuations", failing)
+    with pytest.raises(RuntimeError, match="lookup failed"):
+        completer.complete(CompletionRequest(CALLS, "\n"))
+    assert len(passes_done) == 1
 
 
 def test_calibration_fits_on_held_out_continuations_and_stores_it(

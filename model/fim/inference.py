@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor, wait
 from dataclasses import replace
+from functools import partial
 
 import numpy as np
 
@@ -21,6 +23,7 @@ from model.fim.left_to_right import CONFIG_KEY as LEFT_TO_RIGHT_KEY
 from model.fim.left_to_right import FEATURE_NAMES as LEFT_TO_RIGHT_FEATURES
 from model.fim.left_to_right import KIND as LEFT_TO_RIGHT
 from model.fim.left_to_right import Written, write_lines
+from model.fim.line_continuation import Continuation
 from model.fim.pattern_candidates import PatternCandidates, source_texts
 from model.fim.shown_calibration import CANVAS, ShownCalibration, source_of
 from model.fim.shown_calibration import CONFIG_KEY as SHOWN_KEY
@@ -69,6 +72,7 @@ class FimCompleter:
         self._cache: Cache | None = None
         self._prefix_cut: PrefixCut | None = None  # the last context's, kept while typing on
         self._room_memory = RoomMemory()  # where ``prepare`` builds its rooms
+        self._denoiser = ThreadPoolExecutor(1, thread_name_prefix="redraft-denoise")  # ``_denoised_and_continued``
 
     def prepare(self, prefix: str, suffix: str, canvas_size: int) -> tuple[list[int], Room]:
         """The context's ids and a canvas room holding the cache of the longest unchanged
@@ -100,7 +104,7 @@ class FimCompleter:
         """Up to ``request.candidates`` distinct candidates, best first. Raises Cancelled."""
         if should_stop():
             raise Cancelled
-        copied, continuations = self.patterns.other_sources(request)
+        copied = self.patterns.copied_line(request)
         check = self.patterns.check_of(copied) if copied is not None else None
         # A sure copy answers an as-you-type request alone, and leads an Invoked one.
         copy_leads = copied is not None and copied.confidence >= COPY_SKIPS_MODEL_AT and check is None
@@ -111,7 +115,7 @@ class FimCompleter:
         ids, room = self.prepare(request.prefix, request.suffix, settings.canvas_size)
         statement = CursorStatement(request.prefix, request.suffix)  # found once, if a check needs it
         tok = self.tokenizer
-        run = denoise(self.network, room, tok.mask_id, self.end_ids, settings, should_stop, request.keep_trace)
+        run, continuations = self._denoised_and_continued(room, settings, request, copied, should_stop)
         if room.pending is None:  # the first pass ran: the context is encoded, keep it
             self._cached_ids, self._cache = ids, room.context_cache()
         if run.stopped:
@@ -146,6 +150,28 @@ class FimCompleter:
         ranked = self._ranked(leading, request)
         ranked += [c for c in self._ranked(others, request) if all(c.text != r.text for r in ranked)]
         return ranked[: request.candidates]
+
+    def _denoised_and_continued(
+        self, room: Room, settings: SamplerSettings, request: CompletionRequest, copied: Candidate | None,
+        should_stop: Callable[[], bool],
+    ) -> tuple[Denoised, list[Continuation]]:
+        """The canvas denoised in ``room``, and the cursor's line continuations when the
+        request has no copied line (``PatternCandidates.other_sources``). The continuations
+        are looked up in Python while the canvas's pass runs on a thread of its own: ONNX
+        Runtime computes without the GIL, so the two run side by side on the two cores. Over
+        the typing bench's keystrokes in-process, alternated request by request with the two
+        one after the other: p50 −0.3 to −0.5 ms, the same answers (session 56)."""
+        denoising = partial(denoise, self.network, room, self.tokenizer.mask_id, self.end_ids, settings,
+                            should_stop, request.keep_trace)
+        if copied is not None or not request.copy_lines:
+            return denoising(), []
+        running = self._denoiser.submit(denoising)
+        try:
+            continuations = self.patterns.continuations(request.prefix, request.suffix, request.related)
+        except BaseException:
+            wait([running])  # the room is the pass's until it is done
+            raise
+        return running.result(), continuations
 
     def _scored(self, run: Denoised, request: CompletionRequest, statement: CursorStatement, alone: bool) -> Candidate:
         """A denoised canvas as a candidate, as confident as the canvas's calibrator says

@@ -52,12 +52,19 @@ class PatternCandidates:
     def other_sources(self, request: CompletionRequest) -> tuple[Candidate | None, list[Continuation]]:
         """The request's copied line (``fim_patterns.py``), or else its line continuations:
         the candidates that need no network."""
-        if not request.copy_lines:
-            return None, []
-        copied = self._copied_line(request)
-        if copied is not None and not repeats_the_document(request.prefix, copied.text, request.suffix):
+        copied = self.copied_line(request)
+        if copied is not None or not request.copy_lines:
             return copied, []
         return None, self.continuations(request.prefix, request.suffix, request.related)
+
+    def copied_line(self, request: CompletionRequest) -> Candidate | None:
+        """The request's copied line, unless it repeats the document; where there is none,
+        the request's continuations are its other sources (``other_sources``)."""
+        if not request.copy_lines:
+            return None
+        copied = self._copied_line(request)
+        return None if copied is None or repeats_the_document(request.prefix, copied.text, request.suffix) \
+            else copied
 
     def check_of(self, copied: Candidate) -> Calibrator | None:
         """The calibrator of a weakly supported copy (``copy_check.py``); None for a copy
