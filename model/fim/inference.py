@@ -163,7 +163,7 @@ class FimCompleter:
         one after the other: p50 −0.3 to −0.5 ms, the same answers (session 56)."""
         denoising = partial(denoise, self.network, room, self.tokenizer.mask_id, self.end_ids, settings,
                             should_stop, request.keep_trace)
-        if copied is not None or not request.copy_lines:
+        if not self.patterns.continues(request, copied):
             return denoising(), []
         running = self._denoiser.submit(denoising)
         try:

@@ -53,13 +53,19 @@ class PatternCandidates:
         """The request's copied line (``fim_patterns.py``), or else its line continuations:
         the candidates that need no network."""
         copied = self.copied_line(request)
-        if copied is not None or not request.copy_lines:
+        if not self.continues(request, copied):
             return copied, []
         return None, self.continuations(request.prefix, request.suffix, request.related)
 
+    @staticmethod
+    def continues(request: CompletionRequest, copied: Candidate | None) -> bool:
+        """Whether the request's line continuations are among its other sources: only where
+        it has no copied line (``copied_line``)."""
+        return copied is None and request.copy_lines
+
     def copied_line(self, request: CompletionRequest) -> Candidate | None:
         """The request's copied line, unless it repeats the document; where there is none,
-        the request's continuations are its other sources (``other_sources``)."""
+        the request's continuations are its other sources (``continues``)."""
         if not request.copy_lines:
             return None
         copied = self._copied_line(request)
