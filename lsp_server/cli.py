@@ -195,6 +195,9 @@ def build_parser() -> argparse.ArgumentParser:
     latency.add_argument("--runs", type=int, default=1,
                          help="replay the typing this many times, each against a new server, and pool them "
                               "(one run's p95 moves by several ms on a busy 2-core machine)")
+    latency.add_argument("--back-and-forth", action="store_true",
+                         help="type the lines in pairs, each in two halves, A B A B: the table adds the first "
+                              "keystrokes back at a place the server has left")
     nextedit = suites.add_parser("nextedit", help="real hunks replayed through the real server")
     nextedit.add_argument("--data", type=Path, required=True, help="jsonl of {path, old, new} file pairs")
     nextedit.add_argument("--limit", type=int, help="first N file pairs only")

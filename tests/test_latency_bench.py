@@ -60,3 +60,27 @@ def test_runs_are_pooled_request_by_request_and_each_runs_figures_stay_in_the_ta
 def test_the_command_refuses_fewer_than_one_run(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["bench", "latency", "--runs", "0"]) == 1
     assert "runs must be at least 1" in capsys.readouterr().err
+
+
+def test_back_and_forth_types_two_files_lines_in_halves_and_times_the_first_keystrokes_back(tmp_path: Path) -> None:
+    body = "".join(f"def handler_{n}(request):\n    return respond(request, status={n})\n\n" for n in range(30))
+    files = [tmp_path / "handlers.py", tmp_path / "views.py"]
+    files[0].write_text(body)
+    files[1].write_text(body.replace("handler_", "view_"))
+    spots = typing_spots(files, 1, seed=0)
+    report = run_latency_bench(files, 1, 20.0, SERVER, back_and_forth=True)
+    typed = sum(len(text[start:end].lstrip()) for _, text, start, end in spots)
+    assert report.errors == 0 and report.requests == typed
+    # Each line's second half starts back at its place: two first keystrokes, each answered or dropped.
+    assert len(report.back_ms) <= 2 and set(report.back_ms) <= set(report.latencies_ms)
+    assert "first keystroke back at a place" in format_latency(report, 20.0)
+    assert "first keystroke back" not in format_latency(run_latency_bench(files[:1], 1, 20.0, SERVER), 20.0)
+
+
+def test_back_and_forth_pairs_lines_of_two_files_and_types_an_odd_file_s_alone() -> None:
+    from lsp_server.bench.latency import _Line, _pairs
+
+    paths = [Path("a.py"), Path("a.py"), Path("b.py"), Path("c.py"), Path("c.py")]
+    lines = [_Line.of(f"file:///{n}", "x = 1\n", 0, 5) for n in range(5)]
+    assert [[line.uri for line in batch] for batch in _pairs(paths, lines)] == [
+        ["file:///0", "file:///2"], ["file:///1"], ["file:///3"], ["file:///4"]]

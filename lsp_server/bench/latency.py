@@ -48,6 +48,8 @@ class LatencyReport:
     idle_cpu_s: float = 0.0  # … and over IDLE_CHECK_S after it
     threshold: float = ServerOptions.confidence_threshold  # confidenceThreshold sent to the server
     runs: list[LatencyReport] = field(default_factory=list)  # each run's own, when several were pooled
+    back_and_forth: bool = False  # lines typed in halves, A B A B (``_type_lines``)
+    back_ms: list[float] = field(default_factory=list)  # … the answered first keystrokes back at a place
 
     @property
     def requests(self) -> int:
@@ -66,7 +68,8 @@ def pooled(reports: Sequence[LatencyReport]) -> LatencyReport:
         errors=sum(r.errors for r in reports), cold_start_ms=cold[len(cold) // 2],
         rss_start_mb=min(r.rss_start_mb for r in reports), rss_end_mb=max(r.rss_end_mb for r in reports),
         typing_cpu_s=sum(r.typing_cpu_s for r in reports), idle_cpu_s=max(r.idle_cpu_s for r in reports),
-        threshold=reports[0].threshold, runs=list(reports))
+        threshold=reports[0].threshold, runs=list(reports), back_and_forth=reports[0].back_and_forth,
+        back_ms=[ms for r in reports for ms in r.back_ms])
 
 
 def rss_mb(pid: int) -> float:
@@ -107,19 +110,33 @@ def typing_spots(files: Sequence[Path], lines_per_file: int, seed: int) -> list[
     return spots
 
 
-async def _type_line(
-    client: LspClient, uri: str, text: str, start: int, end: int, interval_s: float, report: LatencyReport,
-    version: int,
+@dataclass
+class _Line:
+    """A document whose line's tail was removed, typed back from its indentation on."""
+
+    uri: str
+    text: str
+    end: int
+    document: str = ""
+    offset: int = 0  # the next character of ``text`` to type
+
+    @classmethod
+    def of(cls, uri: str, text: str, start: int, end: int) -> _Line:
+        line = text[start:end]
+        column = start + len(line) - len(line.lstrip())
+        return cls(uri, text, end, text[:column] + text[end:], column)
+
+
+async def _type(
+    client: LspClient, line: _Line, upto: int, interval_s: float, report: LatencyReport, version: int,
+    back: bool = False,
 ) -> int:
-    """Type ``text[column:end]`` back into the document, one request per keystroke."""
-    line = text[start:end]
-    column = start + len(line) - len(line.lstrip())  # type from the indentation on
-    document = text[:column] + text[end:]
-    await client.did_open(uri, document, version=version)
+    """Type ``line.text[line.offset:upto]``, one request per keystroke; ``back``: the
+    server was at another place before this one's first keystroke (``back_and_forth``)."""
     pending: tuple[int, asyncio.Future[Any], float] | None = None
     tasks: list[asyncio.Task[None]] = []
 
-    async def settle(request_id: int, future: asyncio.Future[Any], sent: float) -> None:
+    async def settle(request_id: int, future: asyncio.Future[Any], sent: float, first: bool) -> None:
         try:
             result = await asyncio.wait_for(future, 60)
         except LspError as exc:
@@ -132,36 +149,69 @@ async def _type_line(
             report.errors += 1
             return
         report.latencies_ms.append((time.perf_counter() - sent) * 1000)
+        if first:
+            report.back_ms.append(report.latencies_ms[-1])
         items = result.get("items") if isinstance(result, dict) else result
         report.shown += bool(items)
 
-    for offset in range(column, end):
+    for cursor in range(line.offset, upto):
         version += 1
-        cursor = offset - column + column
-        line_no, character = offset_to_position(document, cursor)
-        await client.did_change(uri, version, [{
+        line_no, character = offset_to_position(line.document, cursor)
+        await client.did_change(line.uri, version, [{
             "range": {"start": {"line": line_no, "character": character},
                       "end": {"line": line_no, "character": character}},
-            "text": text[offset],
+            "text": line.text[cursor],
         }])
-        document = document[:cursor] + text[offset] + document[cursor:]
+        line.document = line.document[:cursor] + line.text[cursor] + line.document[cursor:]
         if pending is not None and not pending[1].done():
             await client.cancel(pending[0])
-        line_no, character = offset_to_position(document, cursor + 1)
+        line_no, character = offset_to_position(line.document, cursor + 1)
         request_id, future = client.send_request("textDocument/inlineCompletion", {
-            "textDocument": {"uri": uri}, "position": {"line": line_no, "character": character},
+            "textDocument": {"uri": line.uri}, "position": {"line": line_no, "character": character},
             "context": {"triggerKind": 2}})
         pending = (request_id, future, time.perf_counter())
-        tasks.append(asyncio.create_task(settle(*pending)))
+        tasks.append(asyncio.create_task(settle(*pending, back and cursor == line.offset)))
         await asyncio.sleep(interval_s)
     await asyncio.gather(*tasks)
-    await client.did_close(uri)
+    line.offset = max(line.offset, upto)
     return version
 
 
+async def _type_lines(
+    client: LspClient, lines: Sequence[_Line], interval_s: float, report: LatencyReport, version: int,
+    back_and_forth: bool,
+) -> int:
+    """Each line typed whole in its open document; or, ``back_and_forth``, two lines' documents
+    open at once and typed in halves, A B A B, so that each second half starts where the
+    server was two places ago (a function and its caller, two files)."""
+    for line in lines:
+        await client.did_open(line.uri, line.document, version=version)
+    for line in lines if back_and_forth else ():
+        version = await _type(client, line, line.offset + (line.end - line.offset) // 2, interval_s, report, version)
+    for line in lines:
+        version = await _type(client, line, line.end, interval_s, report, version, back=back_and_forth)
+    for line in lines:
+        await client.did_close(line.uri)
+    return version
+
+
+def _pairs(paths: Sequence[Path], lines: Sequence[_Line]) -> list[list[_Line]]:
+    """The lines of two files at a time, each with the other file's line of the same rank
+    (two places of one file can't be two open documents); an odd file's lines alone."""
+    files: dict[Path, list[_Line]] = {}
+    for path, line in zip(paths, lines, strict=True):
+        files.setdefault(path, []).append(line)
+    groups = list(files.values())
+    batches: list[list[_Line]] = []
+    for first, second in zip(groups[::2], groups[1::2] + [[]] * (len(groups) % 2), strict=True):
+        batches.extend([a, b] for a, b in zip(first, second, strict=False))
+        batches.extend([line] for line in first[len(second):] + second[len(first):])
+    return batches
+
+
 async def _run(files: Sequence[Path], lines_per_file: int, interval_ms: float, command: list[str],
-               seed: int, workspace: Path | None, threshold: float) -> LatencyReport:
-    report = LatencyReport(threshold=threshold)
+               seed: int, workspace: Path | None, threshold: float, back_and_forth: bool) -> LatencyReport:
+    report = LatencyReport(threshold=threshold, back_and_forth=back_and_forth)
     spots = typing_spots(files, lines_per_file, seed)
     if not spots:
         raise ValueError("no line with 1,000 characters of context before it in the given files")
@@ -179,10 +229,11 @@ async def _run(files: Sequence[Path], lines_per_file: int, interval_ms: float, c
         report.rss_start_mb = rss_mb(pid)
         cpu_start = cpu_seconds(pid)
         version = 1
-        for n, (path, text, start, end) in enumerate(spots):
-            # In a workspace, each document is its file (which the server must not copy from).
-            uri = path.absolute().as_uri() if workspace else f"file:///bench/typing-{n}.py"
-            version = await _type_line(client, uri, text, start, end, interval_ms / 1000, report, version)
+        # In a workspace, each document is its file (which the server must not copy from).
+        lines = [_Line.of(path.absolute().as_uri() if workspace else f"file:///bench/typing-{n}.py", text, start, end)
+                 for n, (path, text, start, end) in enumerate(spots)]
+        for batch in _pairs([path for path, *_ in spots], lines) if back_and_forth else [[line] for line in lines]:
+            version = await _type_lines(client, batch, interval_ms / 1000, report, version, len(batch) == 2)
         report.rss_end_mb = rss_mb(pid)
         typed = cpu_seconds(pid)
         report.typing_cpu_s = typed - cpu_start
@@ -193,16 +244,18 @@ async def _run(files: Sequence[Path], lines_per_file: int, interval_ms: float, c
 
 def run_latency_bench(files: Sequence[Path], lines_per_file: int, interval_ms: float, command: list[str],
                       seed: int = 0, workspace: Path | None = None,
-                      threshold: float = ServerOptions.confidence_threshold, runs: int = 1) -> LatencyReport:
+                      threshold: float = ServerOptions.confidence_threshold, runs: int = 1,
+                      back_and_forth: bool = False) -> LatencyReport:
     """``workspace``: a folder the server gets as its workspace (it scans and indexes it
     while the first answer is awaited, as in an editor); ``threshold``: the
     confidenceThreshold the server is started with; ``runs``: how many times the same
     typing is replayed, each against a server of its own, pooled (``pooled``): one run's
-    p95 moved by ±6 ms from run to run on a 2-core machine (session 47)."""
+    p95 moved by ±6 ms from run to run on a 2-core machine (session 47); ``back_and_forth``:
+    the lines typed in pairs, in halves, A B A B (``_type_lines``)."""
     if runs < 1:
         raise ValueError(f"runs must be at least 1, not {runs}")
-    return pooled([asyncio.run(_run(files, lines_per_file, interval_ms, command, seed, workspace, threshold))
-                   for _ in range(runs)])
+    return pooled([asyncio.run(_run(files, lines_per_file, interval_ms, command, seed, workspace, threshold,
+                                    back_and_forth)) for _ in range(runs)])
 
 
 def format_latency(report: LatencyReport, interval_ms: float) -> str:
@@ -223,6 +276,11 @@ def format_latency(report: LatencyReport, interval_ms: float) -> str:
                                     "of a core)"),
         (f"server CPU in the {IDLE_CHECK_S:g} s after", f"{report.idle_cpu_s * 1000:.0f} ms"),
     ]
+    if report.back_and_forth:
+        back = report.back_ms
+        rows.insert(6, ("first keystroke back at a place p50 / p95",
+                        f"{percentile(back, 50):.1f} / {percentile(back, 95):.1f} ms ({len(back)} answered)"
+                        if back else "n/a"))
     if report.runs:
         rows.insert(0, ("runs (each against a new server), p50 / p95",
                         ", ".join(f"{percentile(r.latencies_ms, 50):.1f} / {percentile(r.latencies_ms, 95):.1f}"

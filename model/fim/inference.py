@@ -25,6 +25,7 @@ from model.fim.left_to_right import KIND as LEFT_TO_RIGHT
 from model.fim.left_to_right import Written, write_lines
 from model.fim.line_continuation import Continuation
 from model.fim.pattern_candidates import PatternCandidates, source_texts
+from model.fim.recent_contexts import RecentContexts, common_length
 from model.fim.shown_calibration import CANVAS, ShownCalibration, source_of
 from model.fim.shown_calibration import CONFIG_KEY as SHOWN_KEY
 from model.fim.suffix_overlap import repeats_the_document
@@ -72,25 +73,30 @@ class FimCompleter:
         self._cache: Cache | None = None
         self._prefix_cut: PrefixCut | None = None  # the last context's, kept while typing on
         self._room_memory = RoomMemory()  # where ``prepare`` builds its rooms
+        self._recent = RecentContexts(self.tokenizer, self.budget)  # the contexts of places left
         self._denoiser = ThreadPoolExecutor(1, thread_name_prefix="redraft-denoise")  # ``_denoised_and_continued``
 
     def prepare(self, prefix: str, suffix: str, canvas_size: int) -> tuple[list[int], Room]:
         """The context's ids and a canvas room holding the cache of the longest unchanged
         token prefix of the last context (suffix first: typing at the cursor leaves only the
-        prefix tail pending); the first denoising pass encodes the rest."""
-        ids, self._prefix_cut = context_cut(self.tokenizer, prefix, suffix, self.budget, self._prefix_cut)
-        common = 0
-        for old, new in zip(self._cached_ids, ids, strict=False):
-            if old != new:
-                break
-            common += 1
+        prefix tail pending), or at another place, of a context left there (``recent_contexts.py``);
+        the first denoising pass encodes the rest."""
+        left_cut = self._prefix_cut
+        ids, self._prefix_cut = context_cut(self.tokenizer, prefix, suffix, self.budget, left_cut)
+        common, cache = common_length(self._cached_ids, ids), self._cache
+        if common < self._recent.place_end(ids):  # another place than the last request's
+            resumed = self._recent.resume(prefix, suffix, ids, self._prefix_cut, common)
+            if cache is not None and common < self._recent.place_end(self._cached_ids):
+                self._recent.leave(self._cached_ids, cache, left_cut)
+            if resumed is not None:
+                ids, self._prefix_cut, cache, common = resumed.ids, resumed.cut, resumed.cache, resumed.common
         # Always encode at least the position the head's line starts from (``first_position``):
         # that pass gives its distribution too, and the beam search needs no pass of its own.
         head_at = first_position(self.tokenizer, ids)
         common = min(common, head_at)
         reuse = None
-        if self._cache is not None and common > 0:
-            reuse = [(k[:, :common], v[:, :common]) for k, v in self._cache]
+        if cache is not None and common > 0:
+            reuse = [(k[:, :common], v[:, :common]) for k, v in cache]
         # The room may be built where the last context lies (``RoomMemory``), and its first
         # pass then writes over what followed the common part: only that part is kept.
         self._cached_ids, self._cache = ids[:common], reuse
