@@ -79,10 +79,28 @@ def test_one_context_is_kept_a_place_the_most_recently_left_and_a_resumed_one_is
 
     assert recent.resume("", "", _ids(9, [1, 2]), None, 0) is None  # no place of its own kept
     resumed = recent.resume("", "", _ids(3, [1, 2, 5]), None, 3)
-    assert resumed is not None and resumed.common == 6 and resumed.cache[0][0].max() == 30
+    assert resumed is not None and resumed.common == 6 and resumed.kept.cache[0][0].max() == 30
     assert [kept.ids for kept in recent.kept] == [_ids(4, [1, 2]), _ids(7, [])]
     # A kept context with no more in common than the request's own has is not taken.
     assert recent.resume("", "", _ids(4, [9]), None, 4) is None
+
+
+def test_kept_contexts_lie_in_buffers_allocated_once_and_used_again() -> None:
+    recent = RecentContexts(TOKENIZER, BUDGET, capacity=3)
+    buffers: list[np.ndarray] = []  # held, so that no buffer's id is used again
+    for step in range(40):  # places left, now and then one resumed and its buffer released
+        recent.leave(_ids(step % 7, [1, 2, step]), _cache(7, step), None)
+        if step % 3 == 0:
+            resumed = recent.resume("", "", _ids((step + 5) % 7, [1, 2]), None, 0)
+            if resumed is not None:
+                recent.release(resumed)
+        for memory in [kept.memory for kept in recent.kept] + recent.spare:
+            if all(memory is not seen for seen in buffers):
+                buffers.append(memory)
+        for kept in recent.kept:  # each holds what was left, in a buffer of its own
+            assert kept.cache[0][0].max() == kept.ids[-1] and kept.cache[0][1].min() == kept.ids[-1]
+        assert len({id(kept.memory) for kept in recent.kept}) == len(recent.kept) <= 3
+    assert len(buffers) <= 4  # the kept ones and one being resumed
 
 
 def test_a_request_is_laid_out_with_the_kept_context_s_prefix_cut() -> None:

@@ -83,13 +83,13 @@ class FimCompleter:
         the first denoising pass encodes the rest."""
         left_cut = self._prefix_cut
         ids, self._prefix_cut = context_cut(self.tokenizer, prefix, suffix, self.budget, left_cut)
-        common, cache = common_length(self._cached_ids, ids), self._cache
+        common, cache, resumed = common_length(self._cached_ids, ids), self._cache, None
         if common < self._recent.place_end(ids):  # another place than the last request's
             resumed = self._recent.resume(prefix, suffix, ids, self._prefix_cut, common)
             if cache is not None and common < self._recent.place_end(self._cached_ids):
                 self._recent.leave(self._cached_ids, cache, left_cut)
             if resumed is not None:
-                ids, self._prefix_cut, cache, common = resumed.ids, resumed.cut, resumed.cache, resumed.common
+                ids, self._prefix_cut, cache, common = resumed.ids, resumed.cut, resumed.kept.cache, resumed.common
         # Always encode at least the position the head's line starts from (``first_position``):
         # that pass gives its distribution too, and the beam search needs no pass of its own.
         head_at = first_position(self.tokenizer, ids)
@@ -97,11 +97,15 @@ class FimCompleter:
         reuse = None
         if cache is not None and common > 0:
             reuse = [(k[:, :common], v[:, :common]) for k, v in cache]
-        # The room may be built where the last context lies (``RoomMemory``), and its first
-        # pass then writes over what followed the common part: only that part is kept.
-        self._cached_ids, self._cache = ids[:common], reuse
         room = self.network.make_room(reuse, canvas_size, np.array(ids[common:], dtype=np.int64), self._room_memory)
         room.head_at = head_at
+        # The room may be built where the last context lies (``RoomMemory``), and its first
+        # pass then writes over what followed the common part: only that part is kept, as
+        # the room holds it (a resumed context's buffer is then free for others).
+        self._cached_ids = ids[:common]
+        self._cache = None if reuse is None else [(k[:, :common], v[:, :common]) for k, v in room.layers]
+        if resumed is not None:
+            self._recent.release(resumed)
         return ids, room
 
     def complete(
