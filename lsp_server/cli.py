@@ -198,6 +198,9 @@ def build_parser() -> argparse.ArgumentParser:
     latency.add_argument("--back-and-forth", action="store_true",
                          help="type the lines in pairs, each in two halves, A B A B: the table adds the first "
                               "keystrokes back at a place the server has left")
+    latency.add_argument("--rest-ms", type=float, default=0.0,
+                         help="before typing at a place, the cursor rests there this long, announced with "
+                              "redraft/cursor as the Neovim and VS Code clients do (default 0: not announced)")
     nextedit = suites.add_parser("nextedit", help="real hunks replayed through the real server")
     nextedit.add_argument("--data", type=Path, required=True, help="jsonl of {path, old, new} file pairs")
     nextedit.add_argument("--limit", type=int, help="first N file pairs only")

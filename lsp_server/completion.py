@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 from lsp_server.engine import Engine, FimQuery, JobStopped, ModelCandidate, ModelUnavailable, RelatedLines
 from lsp_server.options import ServerOptions
-from lsp_server.scheduling import RequestScheduler
+from lsp_server.scheduling import PAUSE_S, RequestScheduler
 from model.fim.suffix_overlap import trim_suffix_overlap
 
 if TYPE_CHECKING:
@@ -65,6 +65,7 @@ class CompletionService:
         self.engine = engine
         self.cache = cache
         self.scheduler = scheduler
+        self.model_calls = 0  # answered by the model (``redraft/debugState``)
 
     async def suggest(
         self, uri: str, text: str, offset: int, options: ServerOptions, invoked: bool,
@@ -86,6 +87,25 @@ class CompletionService:
             self._speculate(uri, replace(query, prefix=query.prefix + suggestions[0].text), options, variant)
         return suggestions
 
+    def warm(
+        self, uri: str, text: str, offset: int, options: ServerOptions, related: RelatedLines | None = None,
+        python: bool = True,
+    ) -> None:
+        """The user's cursor came to rest at ``offset`` (``redraft/cursor``): answer an
+        Automatic request there at once, ahead of the typing. A request for the document
+        stops it, but once its first pass has run the place's context is encoded, so the
+        first keystroke there reuses it instead of encoding ~290 rows (38.6 ms in-process,
+        session 56); and an Automatic request there before any typing is answered from the
+        cache. Nothing is done for a place whose answer is cached already (typing on), nor
+        while a request for the document is being answered, which a model call for the
+        cursor would stop (typing moves the cursor too)."""
+        if self.engine.completing(uri):
+            return
+        query = build_query(text, offset, options, False, related, python)
+        variant = f"{False}:{options}"
+        if self.cache.lookup(uri, query.prefix, query.suffix, variant) is None:
+            self._speculate(uri, query, options, variant, pause_s=0.0)
+
     async def _ask_model(self, uri: str, query: FimQuery, options: ServerOptions) -> list[Suggestion] | None:
         started = time.perf_counter()
         try:
@@ -95,15 +115,18 @@ class CompletionService:
         except Exception:
             log.error("inline completion failed", exc_info=True)
             return None
+        self.model_calls += 1
         self.scheduler.record_latency(time.perf_counter() - started)
         return select_suggestions(candidates, query.suffix, options.confidence_threshold, query.candidates)
 
-    def _speculate(self, uri: str, query: FimQuery, options: ServerOptions, variant: str) -> None:
-        """Once the user pauses, answer "what comes after accepting" ahead of time."""
+    def _speculate(self, uri: str, query: FimQuery, options: ServerOptions, variant: str,
+                   pause_s: float = PAUSE_S) -> None:
+        """Once the user pauses, answer "what comes after accepting" ahead of time (or,
+        ``warm``, what the place the cursor came to asks for)."""
 
         async def work() -> None:
             suggestions = await self._ask_model(uri, query, options)
             if suggestions is not None:
                 self.cache.remember(uri, query.prefix, query.suffix, variant, suggestions)
 
-        self.scheduler.speculate(uri, work)
+        self.scheduler.speculate(uri, work, pause_s)

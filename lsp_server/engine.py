@@ -204,6 +204,10 @@ class Engine:
         except Cancelled as exc:
             raise JobStopped from exc
 
+    def completing(self, key: str) -> bool:
+        """Whether FIM work for ``key`` is in flight."""
+        return "fim:" + key in self._jobs
+
     async def complete(self, key: str, query: FimQuery, timeout_s: float) -> list[ModelCandidate]:
         """FIM candidates for ``query``, best first."""
 

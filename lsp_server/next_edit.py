@@ -20,6 +20,7 @@ from lsp_server.documents import Document, position_at
 from lsp_server.edit_log import EditLog
 from lsp_server.engine import Engine, JobStopped, LoggedEdit, ModelEdit, ModelUnavailable, NextEditQuery
 from lsp_server.options import ServerOptions
+from lsp_server.protocol import NEXT_EDIT
 
 log = logging.getLogger(__name__)
 
@@ -33,17 +34,18 @@ class NextEditParams:
     character: int
 
 
-def parse_params(raw: Any) -> NextEditParams:
-    """Validate the request's parameters; InvalidParams with the reason otherwise."""
+def parse_params(raw: Any, method: str = NEXT_EDIT) -> NextEditParams:
+    """Validate the parameters of ``method`` (``redraft/nextEdit``, or ``redraft/cursor``'s,
+    which are alike); InvalidParams with the reason otherwise."""
     try:
         uri = _field(_field(raw, "textDocument"), "uri")
         position = _field(raw, "position")
         line, character = _field(position, "line"), _field(position, "character")
     except (KeyError, AttributeError, TypeError) as exc:
-        raise JsonRpcInvalidParams(f"redraft/nextEdit needs textDocument.uri and position: missing {exc}") from None
+        raise JsonRpcInvalidParams(f"{method} needs textDocument.uri and position: missing {exc}") from None
     if not isinstance(uri, str) or not all(isinstance(v, int) and not isinstance(v, bool) and v >= 0
                                            for v in (line, character)):
-        raise JsonRpcInvalidParams("redraft/nextEdit: uri must be a string, line/character non-negative integers")
+        raise JsonRpcInvalidParams(f"{method}: uri must be a string, line/character non-negative integers")
     return NextEditParams(uri, line, character)
 
 

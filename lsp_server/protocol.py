@@ -45,6 +45,8 @@ NEXT_EDIT = "redraft/nextEdit"
 FEEDBACK = "redraft/feedback"
 ACCEPTED_COMMAND = "redraft.accepted"
 DEBUG_STATE = "redraft/debugState"  # only with the debugRequests option
+# Notification: the user's cursor has come to rest at a place (``CompletionService.warm``).
+CURSOR = "redraft/cursor"
 
 # A notification no handler exists for: what a rejected message becomes.
 DROPPED_METHOD = "$/redraft/droppedMessage"

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from lsprotocol import types
-from pygls.exceptions import JsonRpcMethodNotFound
+from pygls.exceptions import JsonRpcInvalidParams, JsonRpcMethodNotFound
 from pygls.lsp.server import LanguageServer
 from pygls.uris import to_fs_path
 
@@ -20,7 +20,7 @@ from lsp_server.engine import Engine
 from lsp_server.faults import FaultPlan
 from lsp_server.next_edit import NextEditService, parse_params
 from lsp_server.options import ServerOptions, parse_options
-from lsp_server.protocol import ACCEPTED_COMMAND, DEBUG_STATE, FEEDBACK, NEXT_EDIT, RedraftProtocol
+from lsp_server.protocol import ACCEPTED_COMMAND, CURSOR, DEBUG_STATE, FEEDBACK, NEXT_EDIT, RedraftProtocol
 from lsp_server.scheduling import RequestScheduler
 from lsp_server.stats import UsageStats, default_stats_path
 from lsp_server.suggestion_cache import SuggestionCache
@@ -161,6 +161,20 @@ def create_server(model_dir: Path | None = None) -> RedraftServer:
         ls.stats.shown("next_edit", [item["id"] for item in items])
         return {"items": items} if items else None
 
+    @server.feature(CURSOR)
+    def cursor(ls: RedraftServer, params: Any) -> None:
+        try:
+            at = parse_params(params, CURSOR)
+        except JsonRpcInvalidParams as exc:
+            log.warning("ignored a %s notification: %s", CURSOR, exc)  # a notification gets no answer
+            return
+        document = ls.documents.get(at.uri)
+        if document is None:
+            return
+        offset = document.offset_at(types.Position(at.line, at.character), ls.encoding)
+        ls.completions.warm(document.uri, document.text, offset, ls.options,
+                            ls.workspace_lines.related(file_path(document.uri)), document.is_python)
+
     @server.feature(FEEDBACK)
     def feedback(ls: RedraftServer, params: Any) -> None:
         suggestion_id, accepted = getattr(params, "id", None), getattr(params, "accepted", None)
@@ -184,6 +198,7 @@ def create_server(model_dir: Path | None = None) -> RedraftServer:
             # The watchers' first scans are done and their files' lines are indexed.
             "workspaceIndexed": ls.watched.ready(),
             "watchedFolders": [str(root) for root in ls.watched.roots()],
+            "completionModelCalls": ls.completions.model_calls,
         }
 
     @server.command(ACCEPTED_COMMAND)

@@ -84,3 +84,16 @@ def test_back_and_forth_pairs_lines_of_two_files_and_types_an_odd_file_s_alone()
     lines = [_Line.of(f"file:///{n}", "x = 1\n", 0, 5) for n in range(5)]
     assert [[line.uri for line in batch] for batch in _pairs(paths, lines)] == [
         ["file:///0", "file:///2"], ["file:///1"], ["file:///3"], ["file:///4"]]
+
+
+def test_a_cursor_resting_first_is_announced_and_each_place_s_first_keystroke_is_timed(tmp_path: Path) -> None:
+    module = tmp_path / "handlers.py"
+    module.write_text("".join(f"def handler_{n}(request):\n    return respond(request, status={n})\n\n"
+                              for n in range(30)))
+    [(_, text, start, end)] = typing_spots([module], 1, seed=0)
+    report = run_latency_bench([module], 1, 20.0, SERVER, rest_ms=200.0)
+    assert report.errors == 0 and report.requests == len(text[start:end].lstrip())
+    assert report.rest_ms == 200.0 and len(report.first_ms) <= 1 and set(report.first_ms) <= set(report.latencies_ms)
+    table = format_latency(report, 20.0)
+    assert "cursor resting at each place first (redraft/cursor)  200 ms" in table
+    assert "first keystroke at a new place p50 / p95" in table

@@ -50,6 +50,8 @@ class LatencyReport:
     runs: list[LatencyReport] = field(default_factory=list)  # each run's own, when several were pooled
     back_and_forth: bool = False  # lines typed in halves, A B A B (``_type_lines``)
     back_ms: list[float] = field(default_factory=list)  # … the answered first keystrokes back at a place
+    first_ms: list[float] = field(default_factory=list)  # the answered first keystrokes at a new place
+    rest_ms: float = 0.0  # how long the cursor rested at each place first (``redraft/cursor``)
 
     @property
     def requests(self) -> int:
@@ -69,7 +71,8 @@ def pooled(reports: Sequence[LatencyReport]) -> LatencyReport:
         rss_start_mb=min(r.rss_start_mb for r in reports), rss_end_mb=max(r.rss_end_mb for r in reports),
         typing_cpu_s=sum(r.typing_cpu_s for r in reports), idle_cpu_s=max(r.idle_cpu_s for r in reports),
         threshold=reports[0].threshold, runs=list(reports), back_and_forth=reports[0].back_and_forth,
-        back_ms=[ms for r in reports for ms in r.back_ms])
+        back_ms=[ms for r in reports for ms in r.back_ms], first_ms=[ms for r in reports for ms in r.first_ms],
+        rest_ms=reports[0].rest_ms)
 
 
 def rss_mb(pid: int) -> float:
@@ -129,12 +132,19 @@ class _Line:
 
 async def _type(
     client: LspClient, line: _Line, upto: int, interval_s: float, report: LatencyReport, version: int,
-    back: bool = False,
+    back: bool = False, rest_s: float = 0.0,
 ) -> int:
     """Type ``line.text[line.offset:upto]``, one request per keystroke; ``back``: the
-    server was at another place before this one's first keystroke (``back_and_forth``)."""
+    server was at another place before this one's first keystroke (``back_and_forth``);
+    ``rest_s``: first the cursor rests there this long, announced with ``redraft/cursor``
+    as the editor clients do."""
     pending: tuple[int, asyncio.Future[Any], float] | None = None
     tasks: list[asyncio.Task[None]] = []
+    if rest_s > 0:
+        line_no, character = offset_to_position(line.document, line.offset)
+        await client.notify("redraft/cursor", {"textDocument": {"uri": line.uri},
+                                               "position": {"line": line_no, "character": character}})
+        await asyncio.sleep(rest_s)
 
     async def settle(request_id: int, future: asyncio.Future[Any], sent: float, first: bool) -> None:
         try:
@@ -150,7 +160,7 @@ async def _type(
             return
         report.latencies_ms.append((time.perf_counter() - sent) * 1000)
         if first:
-            report.back_ms.append(report.latencies_ms[-1])
+            (report.back_ms if back else report.first_ms).append(report.latencies_ms[-1])
         items = result.get("items") if isinstance(result, dict) else result
         report.shown += bool(items)
 
@@ -170,7 +180,7 @@ async def _type(
             "textDocument": {"uri": line.uri}, "position": {"line": line_no, "character": character},
             "context": {"triggerKind": 2}})
         pending = (request_id, future, time.perf_counter())
-        tasks.append(asyncio.create_task(settle(*pending, back and cursor == line.offset)))
+        tasks.append(asyncio.create_task(settle(*pending, cursor == line.offset)))
         await asyncio.sleep(interval_s)
     await asyncio.gather(*tasks)
     line.offset = max(line.offset, upto)
@@ -179,7 +189,7 @@ async def _type(
 
 async def _type_lines(
     client: LspClient, lines: Sequence[_Line], interval_s: float, report: LatencyReport, version: int,
-    back_and_forth: bool,
+    back_and_forth: bool, rest_s: float = 0.0,
 ) -> int:
     """Each line typed whole in its open document; or, ``back_and_forth``, two lines' documents
     open at once and typed in halves, A B A B, so that each second half starts where the
@@ -187,9 +197,10 @@ async def _type_lines(
     for line in lines:
         await client.did_open(line.uri, line.document, version=version)
     for line in lines if back_and_forth else ():
-        version = await _type(client, line, line.offset + (line.end - line.offset) // 2, interval_s, report, version)
+        version = await _type(client, line, line.offset + (line.end - line.offset) // 2, interval_s, report, version,
+                              rest_s=rest_s)
     for line in lines:
-        version = await _type(client, line, line.end, interval_s, report, version, back=back_and_forth)
+        version = await _type(client, line, line.end, interval_s, report, version, back=back_and_forth, rest_s=rest_s)
     for line in lines:
         await client.did_close(line.uri)
     return version
@@ -210,8 +221,9 @@ def _pairs(paths: Sequence[Path], lines: Sequence[_Line]) -> list[list[_Line]]:
 
 
 async def _run(files: Sequence[Path], lines_per_file: int, interval_ms: float, command: list[str],
-               seed: int, workspace: Path | None, threshold: float, back_and_forth: bool) -> LatencyReport:
-    report = LatencyReport(threshold=threshold, back_and_forth=back_and_forth)
+               seed: int, workspace: Path | None, threshold: float, back_and_forth: bool,
+               rest_ms: float) -> LatencyReport:
+    report = LatencyReport(threshold=threshold, back_and_forth=back_and_forth, rest_ms=rest_ms)
     spots = typing_spots(files, lines_per_file, seed)
     if not spots:
         raise ValueError("no line with 1,000 characters of context before it in the given files")
@@ -233,7 +245,8 @@ async def _run(files: Sequence[Path], lines_per_file: int, interval_ms: float, c
         lines = [_Line.of(path.absolute().as_uri() if workspace else f"file:///bench/typing-{n}.py", text, start, end)
                  for n, (path, text, start, end) in enumerate(spots)]
         for batch in _pairs([path for path, *_ in spots], lines) if back_and_forth else [[line] for line in lines]:
-            version = await _type_lines(client, batch, interval_ms / 1000, report, version, len(batch) == 2)
+            version = await _type_lines(client, batch, interval_ms / 1000, report, version, len(batch) == 2,
+                                        rest_ms / 1000)
         report.rss_end_mb = rss_mb(pid)
         typed = cpu_seconds(pid)
         report.typing_cpu_s = typed - cpu_start
@@ -245,17 +258,18 @@ async def _run(files: Sequence[Path], lines_per_file: int, interval_ms: float, c
 def run_latency_bench(files: Sequence[Path], lines_per_file: int, interval_ms: float, command: list[str],
                       seed: int = 0, workspace: Path | None = None,
                       threshold: float = ServerOptions.confidence_threshold, runs: int = 1,
-                      back_and_forth: bool = False) -> LatencyReport:
+                      back_and_forth: bool = False, rest_ms: float = 0.0) -> LatencyReport:
     """``workspace``: a folder the server gets as its workspace (it scans and indexes it
     while the first answer is awaited, as in an editor); ``threshold``: the
     confidenceThreshold the server is started with; ``runs``: how many times the same
     typing is replayed, each against a server of its own, pooled (``pooled``): one run's
     p95 moved by ±6 ms from run to run on a 2-core machine (session 47); ``back_and_forth``:
-    the lines typed in pairs, in halves, A B A B (``_type_lines``)."""
+    the lines typed in pairs, in halves, A B A B (``_type_lines``); ``rest_ms``: before
+    typing at a place, the cursor rests there this long, announced with ``redraft/cursor``."""
     if runs < 1:
         raise ValueError(f"runs must be at least 1, not {runs}")
     return pooled([asyncio.run(_run(files, lines_per_file, interval_ms, command, seed, workspace, threshold,
-                                    back_and_forth)) for _ in range(runs)])
+                                    back_and_forth, rest_ms)) for _ in range(runs)])
 
 
 def format_latency(report: LatencyReport, interval_ms: float) -> str:
@@ -276,11 +290,15 @@ def format_latency(report: LatencyReport, interval_ms: float) -> str:
                                     "of a core)"),
         (f"server CPU in the {IDLE_CHECK_S:g} s after", f"{report.idle_cpu_s * 1000:.0f} ms"),
     ]
+    def first_keystrokes(latencies: list[float]) -> str:
+        return (f"{percentile(latencies, 50):.1f} / {percentile(latencies, 95):.1f} ms ({len(latencies)} answered)"
+                if latencies else "n/a")
+
+    rows.insert(6, ("first keystroke at a new place p50 / p95", first_keystrokes(report.first_ms)))
     if report.back_and_forth:
-        back = report.back_ms
-        rows.insert(6, ("first keystroke back at a place p50 / p95",
-                        f"{percentile(back, 50):.1f} / {percentile(back, 95):.1f} ms ({len(back)} answered)"
-                        if back else "n/a"))
+        rows.insert(7, ("first keystroke back at a place p50 / p95", first_keystrokes(report.back_ms)))
+    if report.rest_ms:
+        rows.insert(2, ("cursor resting at each place first (redraft/cursor)", f"{report.rest_ms:.0f} ms"))
     if report.runs:
         rows.insert(0, ("runs (each against a new server), p50 / p95",
                         ", ".join(f"{percentile(r.latencies_ms, 50):.1f} / {percentile(r.latencies_ms, 95):.1f}"

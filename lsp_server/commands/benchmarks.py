@@ -43,7 +43,8 @@ def bench(args: argparse.Namespace) -> int:
 
         files = args.files or [Path(module.__file__ or "") for module in _latency_modules()]
         typed = run_latency_bench(files, args.lines, args.interval_ms, command, workspace=args.workspace,
-                                  threshold=args.threshold, runs=args.runs, back_and_forth=args.back_and_forth)
+                                  threshold=args.threshold, runs=args.runs, back_and_forth=args.back_and_forth,
+                                  rest_ms=args.rest_ms)
         print(format_latency(typed, args.interval_ms))
         return 0
 

@@ -349,6 +349,31 @@ suite.tests = {
       ]])
     end,
   },
+  {
+    'entering insert mode announces the cursor, in the negotiated encoding, unless turned off',
+    function()
+      for _, encoding in ipairs({ 'utf-16', 'utf-8' }) do
+        open({ 'def f():', '    s = "café ☕"; t = s' }, encoding)
+        child:lua('fake.log = {}')
+        child:input('2G$i') -- before the last `s`, after the multi-byte text
+        child:wait("return #fake.sent('redraft/cursor') == 1", 'the cursor to be announced')
+        local sent = child:lua("return fake.sent('redraft/cursor')[1].params")
+        local line = '    s = "café ☕"; t = '
+        H.eq({ line = 1, character = units(line, encoding) }, sent.position, 'the position in ' .. encoding)
+        H.eq(child:lua('return vim.uri_from_bufnr(0)'), sent.textDocument.uri, 'the document')
+        child:input('<Esc>')
+      end
+      child:lua("require('redraft').setup({ filetypes = {}, announce_cursor = false, debounce_ms = 20 })")
+      open({ 'x = 1' }, 'utf-16')
+      child:lua('fake.log = {}')
+      child:input('A')
+      child:wait("return vim.api.nvim_get_mode().mode == 'i'", 'insert mode')
+      child:input('<Esc>')
+      child:wait("return vim.api.nvim_get_mode().mode == 'n'", 'normal mode')
+      H.eq(0, child:lua("return #fake.sent('redraft/cursor')"), 'nothing announced')
+      child:lua("require('redraft').setup({ filetypes = {}, debounce_ms = 20, next_edit = { debounce_ms = 20 } })")
+    end,
+  },
 }
 
 return suite

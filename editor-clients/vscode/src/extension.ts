@@ -1,6 +1,7 @@
 // Redraft for VS Code: starts `redraft serve` through vscode-languageclient (which brings
 // LSP inline completions — ghost text — by itself), sends it the `redraft.*` settings, shows
-// its state in the status bar, and adds next edits (nextEdit.ts).
+// its state in the status bar, and adds next edits (nextEdit.ts) and tells the server where
+// the cursor rests (cursor.ts).
 
 import * as vscode from "vscode";
 import {
@@ -11,6 +12,7 @@ import {
 } from "vscode-languageclient/node";
 
 import { findServer, serverCandidates, serverOptions, type ServerState, statusText } from "./logic";
+import { CursorAnnouncer } from "./cursor";
 import { NextEdits } from "./nextEdit";
 import { readSettings, RESTART_KEYS } from "./settings";
 
@@ -20,6 +22,7 @@ class Redraft implements vscode.Disposable {
   private lastLatencyMs: number | undefined;
   private readonly status = vscode.window.createStatusBarItem(vscode.StatusBarAlignment.Right, 100);
   readonly nextEdits: NextEdits;
+  readonly cursor: CursorAnnouncer;
   private readonly disposables: vscode.Disposable[] = [];
 
   constructor(
@@ -32,9 +35,10 @@ class Redraft implements vscode.Disposable {
       },
       update: () => this.updateStatus(),
     });
+    this.cursor = new CursorAnnouncer(() => this.client, log);
     this.status.command = "redraft.showLog";
     this.status.show();
-    this.disposables.push(this.status, this.nextEdits);
+    this.disposables.push(this.status, this.nextEdits, this.cursor);
   }
 
   private updateStatus(): void {
@@ -174,7 +178,11 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     vscode.commands.registerCommand("redraft.nextEdit.jump", () => nextEdits.jump()),
     vscode.commands.registerCommand("redraft.nextEdit.accept", () => nextEdits.accept()),
     vscode.commands.registerCommand("redraft.nextEdit.dismiss", () => nextEdits.dismiss()),
-    vscode.workspace.onDidChangeTextDocument((event) => nextEdits.onDocumentChanged(event)),
+    vscode.workspace.onDidChangeTextDocument((event) => {
+      instance.cursor.onDocumentChanged(event);
+      nextEdits.onDocumentChanged(event);
+    }),
+    vscode.window.onDidChangeTextEditorSelection((event) => instance.cursor.onSelectionChanged(event)),
     vscode.workspace.onDidChangeConfiguration((event) => instance.onConfigurationChanged(event)),
     vscode.window.onDidChangeActiveTextEditor(() => nextEdits.dismissSilently()),
   );

@@ -188,3 +188,23 @@ export class Debouncer {
     return this.timer !== undefined;
   }
 }
+
+/** A move within this long of a change to the document came from typing or an edit. */
+export const TYPED_MOVE_MS = 500;
+/** How long the cursor stays put before the server hears where (`redraft/cursor`). */
+export const CURSOR_REST_MS = 150;
+
+/** Whether a cursor move is one the server should hear of once the cursor rests: a single
+ * empty selection (a caret, not a selection), not right after a change (typing moves the
+ * cursor too, and a request for that place is on its way), in a language the server serves. */
+export function announcesCursor(move: {
+  enabled: boolean;
+  carets: number;
+  empty: boolean;
+  msSinceChange: number;
+  languageId: string;
+  languages: string[];
+}): boolean {
+  return move.enabled && move.carets === 1 && move.empty && move.msSinceChange >= TYPED_MOVE_MS &&
+    move.languages.includes(move.languageId);
+}

@@ -9,6 +9,7 @@ export interface ExtensionSettings extends Settings {
   languages: string[];
   nextEdit: boolean;
   debounceMs: number;
+  announceCursor: boolean;
 }
 
 export function readSettings(): ExtensionSettings {
@@ -23,6 +24,7 @@ export function readSettings(): ExtensionSettings {
     languages: config.get<string[]>("languages", ["python"]),
     nextEdit: config.get<boolean>("nextEdit.enabled", true),
     debounceMs: config.get<number>("nextEdit.debounceMs", 300),
+    announceCursor: config.get<boolean>("announceCursor", true),
   };
 }
 

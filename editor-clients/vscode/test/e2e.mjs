@@ -3,7 +3,8 @@
 //
 //   CODE_SERVER=…/.bin/code-server REDRAFT_CMD=…/redraft [VSIX=redraft.vsix] node test/e2e.mjs
 //
-// 1. Ghost text: in a Python file, finish typing `while True`, wait for the inline
+// 1. Ghost text: in a Python file, put the cursor at the end of `while Tru` (the extension
+//    announces it with redraft/cursor once it rests), finish typing `while True`, wait for the inline
 //    suggestion in the DOM, accept it with Tab, save; the file on disk has it, and the
 //    server counted the accept (VS Code ran the item's `redraft.accepted` command).
 // 2. A setting changes in the Settings editor (ghost text off: confidence threshold 1);
@@ -219,6 +220,10 @@ async function ghostText(page, dirs) {
   await page.keyboard.press("Control+End");
   await page.keyboard.press("ArrowUp");
   await page.keyboard.press("End");
+  // Resting there, the cursor is announced (redraft/cursor), and the server prepares the place.
+  await waitFor(async () => /redraft\/cursor: Ln 2, Col 14\b/.test(extensionLog(dirs)),
+    "the extension to tell the server where the cursor rests");
+  log("cursor announced");
   await page.keyboard.type("e");
   const ghost = page.locator(".monaco-editor .ghost-text-decoration, .monaco-editor .ghost-text").first();
   await ghost.waitFor({ state: "visible", timeout: WAIT_MS });

@@ -5,6 +5,7 @@ import * as assert from "node:assert/strict";
 import * as path from "node:path";
 
 import {
+  announcesCursor,
   Debouncer,
   findServer,
   firstNextEdit,
@@ -116,4 +117,14 @@ test("the debouncer runs once, after the last schedule", async () => {
   await new Promise((resolve) => setTimeout(resolve, 60));
   assert.equal(runs, 1);
   assert.equal(debouncer.pending, false);
+});
+
+test("a caret that comes to rest away from typing is announced, in a served language, when enabled", () => {
+  const move = { enabled: true, carets: 1, empty: true, msSinceChange: 5_000, languageId: "python", languages: ["python"] };
+  assert.equal(announcesCursor(move), true);
+  assert.equal(announcesCursor({ ...move, enabled: false }), false);
+  assert.equal(announcesCursor({ ...move, carets: 2 }), false); // several cursors: no one place
+  assert.equal(announcesCursor({ ...move, empty: false }), false); // a selection, not a caret
+  assert.equal(announcesCursor({ ...move, msSinceChange: 100 }), false); // moved by typing
+  assert.equal(announcesCursor({ ...move, languageId: "markdown" }), false);
 });

@@ -34,6 +34,7 @@ local M = {}
 ---@field auto_trigger boolean     Ask for suggestions while typing in insert mode.
 ---@field debounce_ms integer      Quiet time after the last keystroke before asking.
 ---@field feedback boolean         Tell the server about accepted/dismissed items that carry an `id`.
+---@field announce_cursor boolean  Tell the server where insert mode begins (`redraft/cursor`): it prepares that place before the first keystroke.
 ---@field keymaps redraft.Keymaps
 ---@field next_edit redraft.NextEdit
 ---@field inline_completion 'plugin'|'builtin'  Who draws ghost text: this plugin, or Neovim's own `vim.lsp.inline_completion` (Neovim 0.12+; on older versions the plugin draws it and says so once).
@@ -49,6 +50,7 @@ M.defaults = {
   auto_trigger = true,
   debounce_ms = 150,
   feedback = true,
+  announce_cursor = true,
   keymaps = {
     accept = '<Tab>',
     accept_word = '<M-w>',
@@ -125,6 +127,7 @@ function M.set(opts)
     return type(v) == 'number' and v >= 0 and v == math.floor(v)
   end, 'integer >= 0')
   vim.validate('feedback', merged.feedback, 'boolean')
+  vim.validate('announce_cursor', merged.announce_cursor, 'boolean')
   vim.validate('keymaps', merged.keymaps, 'table')
   for name in pairs(M.defaults.keymaps) do
     vim.validate('keymaps.' .. name, merged.keymaps[name], is_key, 'key string or false')

@@ -22,6 +22,9 @@ local function watch_buffer(bufnr)
   on({ 'CursorMoved', 'CursorMovedI', 'WinScrolled' }, 'Redraft: keep the off-screen next-edit hint current',
     next_edit.update_hint)
   on('BufLeave', 'Redraft: hide the proposed next edit', next_edit.reset)
+  on('InsertEnter', 'Redraft: let the server prepare the place typing starts at', function()
+    require('redraft.cursor').announce(bufnr)
+  end)
   local builtin = require('redraft.builtin')
   if builtin.wanted() then
     builtin.enable(bufnr)
