@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 from lsp_server.engine import Engine, FimQuery, JobStopped, ModelCandidate, ModelUnavailable, RelatedLines
 from lsp_server.options import ServerOptions
-from lsp_server.scheduling import PAUSE_S, RequestScheduler
+from lsp_server.scheduling import RequestScheduler
 from model.fim.suffix_overlap import trim_suffix_overlap
 
 if TYPE_CHECKING:
@@ -120,7 +120,7 @@ class CompletionService:
         return select_suggestions(candidates, query.suffix, options.confidence_threshold, query.candidates)
 
     def _speculate(self, uri: str, query: FimQuery, options: ServerOptions, variant: str,
-                   pause_s: float = PAUSE_S) -> None:
+                   pause_s: float | None = None) -> None:
         """Once the user pauses, answer "what comes after accepting" ahead of time (or,
         ``warm``, what the place the cursor came to asks for)."""
 

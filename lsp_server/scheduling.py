@@ -55,11 +55,12 @@ class RequestScheduler:
             return 0.0  # the answer lands before the next keystroke
         return min(MAX_DEBOUNCE_S, self.model_latency_s / 2)
 
-    def speculate(self, uri: str, work: Callable[[], Awaitable[None]], pause_s: float = PAUSE_S) -> None:
-        """Run ``work`` after a pause unless another request for ``uri`` comes first."""
+    def speculate(self, uri: str, work: Callable[[], Awaitable[None]], pause_s: float | None = None) -> None:
+        """Run ``work`` after a pause (``PAUSE_S`` unless given) unless another request for
+        ``uri`` comes first."""
 
         async def after_pause() -> None:
-            await asyncio.sleep(pause_s)
+            await asyncio.sleep(PAUSE_S if pause_s is None else pause_s)
             with contextlib.suppress(Exception):  # speculation never surfaces an error
                 await work()
 

@@ -60,3 +60,15 @@ async def test_speculation_runs_after_a_pause_and_a_new_request_cancels_it(monke
     await asyncio.sleep(0.05)  # past the pause: the speculative work is running
     await scheduler.before_model_work("u")
     await asyncio.wait_for(cancelled.wait(), 5)
+
+
+async def test_speculation_given_no_pause_runs_at_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(scheduling, "PAUSE_S", 30.0)  # what the cursor's call (``warm``) does not wait for
+    scheduler = RequestScheduler()
+    ran = asyncio.Event()
+
+    async def work() -> None:
+        ran.set()
+
+    scheduler.speculate("u", work, pause_s=0.0)
+    await asyncio.wait_for(ran.wait(), 5)
