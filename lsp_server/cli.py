@@ -201,6 +201,9 @@ def build_parser() -> argparse.ArgumentParser:
     latency.add_argument("--rest-ms", type=float, default=0.0,
                          help="before typing at a place, the cursor rests there this long, announced with "
                               "redraft/cursor as the Neovim and VS Code clients do (default 0: not announced)")
+    latency.add_argument("--auto-close", action="store_true",
+                         help="close brackets as editors do: typing ( [ { also inserts its closer after the "
+                              "cursor, and typing the closer there moves over it")
     nextedit = suites.add_parser("nextedit", help="real hunks replayed through the real server")
     nextedit.add_argument("--data", type=Path, required=True, help="jsonl of {path, old, new} file pairs")
     nextedit.add_argument("--limit", type=int, help="first N file pairs only")

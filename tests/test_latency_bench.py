@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from lsp_server.bench.latency import LatencyReport, format_latency, pooled, run_latency_bench, typing_spots
+from lsp_server.bench.latency import LatencyReport, Typing, format_latency, pooled, run_latency_bench, typing_spots
 from lsp_server.cli import main
 from lsp_server.options import ServerOptions
 
@@ -68,7 +68,7 @@ def test_back_and_forth_types_two_files_lines_in_halves_and_times_the_first_keys
     files[0].write_text(body)
     files[1].write_text(body.replace("handler_", "view_"))
     spots = typing_spots(files, 1, seed=0)
-    report = run_latency_bench(files, 1, 20.0, SERVER, back_and_forth=True)
+    report = run_latency_bench(files, 1, 20.0, SERVER, typing=Typing(back_and_forth=True))
     typed = sum(len(text[start:end].lstrip()) for _, text, start, end in spots)
     assert report.errors == 0 and report.requests == typed
     # Each line's second half starts back at its place: two first keystrokes, each answered or dropped.
@@ -91,9 +91,43 @@ def test_a_cursor_resting_first_is_announced_and_each_place_s_first_keystroke_is
     module.write_text("".join(f"def handler_{n}(request):\n    return respond(request, status={n})\n\n"
                               for n in range(30)))
     [(_, text, start, end)] = typing_spots([module], 1, seed=0)
-    report = run_latency_bench([module], 1, 20.0, SERVER, rest_ms=200.0)
+    report = run_latency_bench([module], 1, 20.0, SERVER, typing=Typing(rest_ms=200.0))
     assert report.errors == 0 and report.requests == len(text[start:end].lstrip())
-    assert report.rest_ms == 200.0 and len(report.first_ms) <= 1 and set(report.first_ms) <= set(report.latencies_ms)
+    assert report.typing.rest_ms == 200.0
+    assert len(report.first_ms) <= 1 and set(report.first_ms) <= set(report.latencies_ms)
     table = format_latency(report, 20.0)
-    assert "cursor resting at each place first (redraft/cursor)  200 ms" in table
+    assert ["typing", "the", "cursor", "rests", "200", "ms", "first", "(redraft/cursor)"] in [
+        row.split() for row in table.splitlines()]
     assert "first keystroke at a new place p50 / p95" in table
+
+
+def test_auto_closed_brackets_bring_their_closer_which_is_typed_over_and_every_keystroke_asks() -> None:
+    import asyncio
+
+    from lsp_server.bench.latency import _Line, _type
+
+    class Client:
+        def __init__(self) -> None:
+            self.changes: list[str] = []
+            self.requests = 0
+
+        async def did_change(self, uri: str, version: int, changes: list[dict[str, object]]) -> None:
+            self.changes.append(str(changes[0]["text"]))
+
+        async def cancel(self, request_id: int) -> None:
+            pass
+
+        def send_request(self, method: str, params: object) -> tuple[int, asyncio.Future[object]]:
+            self.requests += 1
+            future: asyncio.Future[object] = asyncio.get_running_loop().create_future()
+            future.set_result(None)
+            return self.requests, future
+
+    text = "x = 1\n" * 200 + "    total = f(a[0]) + g(\n    )\n"
+    start = text.index("    total")
+    line = _Line.of("file:///t.py", text, start, text.index("\n", start))
+    client, report = Client(), LatencyReport(typing=Typing(auto_close=True))
+    asyncio.run(_type(client, line, line.end, 0.0, report, 1))  # type: ignore[arg-type]  # a stand-in client
+    assert client.changes == [*"total = f", "()", "a", "[]", "0", " ", "+", " ", "g", "()"]
+    assert client.requests == len("total = f(a[0]) + g(") == len(report.latencies_ms)
+    assert line.document == text[:line.end] + ")" + text[line.end:]  # g('s closer stays, as in an editor

@@ -35,6 +35,24 @@ MIN_CONTEXT_CHARS = 1_000
 IDLE_CHECK_S = 1.0  # how long the server's CPU is watched once typing stops
 
 
+@dataclass(frozen=True)
+class Typing:
+    """How the bench types, besides its pace (``redraft bench latency``'s flags)."""
+
+    back_and_forth: bool = False  # the lines of two files at a time, in halves, A B A B (``_type_lines``)
+    rest_ms: float = 0.0  # before typing at a place, the cursor rests there this long, told with redraft/cursor
+    auto_close: bool = False  # brackets as editors close them: ( [ { bring their closer, typed over later
+
+    def describe(self) -> str:
+        parts = ["back and forth" if self.back_and_forth else "",
+                 f"the cursor rests {self.rest_ms:.0f} ms first (redraft/cursor)" if self.rest_ms else "",
+                 "brackets closed as typed" if self.auto_close else ""]
+        return ", ".join(part for part in parts if part) or "plain"
+
+
+CLOSERS = {"(": ")", "[": "]", "{": "}"}
+
+
 @dataclass
 class LatencyReport:
     latencies_ms: list[float] = field(default_factory=list)
@@ -48,10 +66,9 @@ class LatencyReport:
     idle_cpu_s: float = 0.0  # … and over IDLE_CHECK_S after it
     threshold: float = ServerOptions.confidence_threshold  # confidenceThreshold sent to the server
     runs: list[LatencyReport] = field(default_factory=list)  # each run's own, when several were pooled
-    back_and_forth: bool = False  # lines typed in halves, A B A B (``_type_lines``)
-    back_ms: list[float] = field(default_factory=list)  # … the answered first keystrokes back at a place
+    typing: Typing = Typing()
+    back_ms: list[float] = field(default_factory=list)  # the answered first keystrokes back at a place
     first_ms: list[float] = field(default_factory=list)  # the answered first keystrokes at a new place
-    rest_ms: float = 0.0  # how long the cursor rested at each place first (``redraft/cursor``)
 
     @property
     def requests(self) -> int:
@@ -70,9 +87,8 @@ def pooled(reports: Sequence[LatencyReport]) -> LatencyReport:
         errors=sum(r.errors for r in reports), cold_start_ms=cold[len(cold) // 2],
         rss_start_mb=min(r.rss_start_mb for r in reports), rss_end_mb=max(r.rss_end_mb for r in reports),
         typing_cpu_s=sum(r.typing_cpu_s for r in reports), idle_cpu_s=max(r.idle_cpu_s for r in reports),
-        threshold=reports[0].threshold, runs=list(reports), back_and_forth=reports[0].back_and_forth,
-        back_ms=[ms for r in reports for ms in r.back_ms], first_ms=[ms for r in reports for ms in r.first_ms],
-        rest_ms=reports[0].rest_ms)
+        threshold=reports[0].threshold, runs=list(reports), typing=reports[0].typing,
+        back_ms=[ms for r in reports for ms in r.back_ms], first_ms=[ms for r in reports for ms in r.first_ms])
 
 
 def rss_mb(pid: int) -> float:
@@ -132,19 +148,18 @@ class _Line:
 
 async def _type(
     client: LspClient, line: _Line, upto: int, interval_s: float, report: LatencyReport, version: int,
-    back: bool = False, rest_s: float = 0.0,
+    back: bool = False,
 ) -> int:
-    """Type ``line.text[line.offset:upto]``, one request per keystroke; ``back``: the
-    server was at another place before this one's first keystroke (``back_and_forth``);
-    ``rest_s``: first the cursor rests there this long, announced with ``redraft/cursor``
-    as the editor clients do."""
+    """Type ``line.text[line.offset:upto]``, one request per keystroke, as ``report.typing``
+    says; ``back``: the server was at another place before this one's first keystroke."""
     pending: tuple[int, asyncio.Future[Any], float] | None = None
     tasks: list[asyncio.Task[None]] = []
-    if rest_s > 0:
+    typing = report.typing
+    if typing.rest_ms > 0:
         line_no, character = offset_to_position(line.document, line.offset)
         await client.notify("redraft/cursor", {"textDocument": {"uri": line.uri},
                                                "position": {"line": line_no, "character": character}})
-        await asyncio.sleep(rest_s)
+        await asyncio.sleep(typing.rest_ms / 1000)
 
     async def settle(request_id: int, future: asyncio.Future[Any], sent: float, first: bool) -> None:
         try:
@@ -165,14 +180,19 @@ async def _type(
         report.shown += bool(items)
 
     for cursor in range(line.offset, upto):
-        version += 1
-        line_no, character = offset_to_position(line.document, cursor)
-        await client.did_change(line.uri, version, [{
-            "range": {"start": {"line": line_no, "character": character},
-                      "end": {"line": line_no, "character": character}},
-            "text": line.text[cursor],
-        }])
-        line.document = line.document[:cursor] + line.text[cursor] + line.document[cursor:]
+        typed = line.text[cursor]
+        if typing.auto_close and typed in CLOSERS.values() and line.document[cursor:cursor + 1] == typed:
+            pass  # typed over the closer the editor put there: the text stays, the cursor moves on
+        else:
+            inserted = typed + CLOSERS[typed] if typing.auto_close and typed in CLOSERS else typed
+            version += 1
+            line_no, character = offset_to_position(line.document, cursor)
+            await client.did_change(line.uri, version, [{
+                "range": {"start": {"line": line_no, "character": character},
+                          "end": {"line": line_no, "character": character}},
+                "text": inserted,
+            }])
+            line.document = line.document[:cursor] + inserted + line.document[cursor:]
         if pending is not None and not pending[1].done():
             await client.cancel(pending[0])
         line_no, character = offset_to_position(line.document, cursor + 1)
@@ -189,18 +209,17 @@ async def _type(
 
 async def _type_lines(
     client: LspClient, lines: Sequence[_Line], interval_s: float, report: LatencyReport, version: int,
-    back_and_forth: bool, rest_s: float = 0.0,
 ) -> int:
-    """Each line typed whole in its open document; or, ``back_and_forth``, two lines' documents
-    open at once and typed in halves, A B A B, so that each second half starts where the
-    server was two places ago (a function and its caller, two files)."""
+    """Each line typed whole in its open document; or, two lines (``Typing.back_and_forth``),
+    both documents open at once and typed in halves, A B A B, so that each second half starts
+    where the server was two places ago (a function and its caller, two files)."""
+    halves = len(lines) == 2
     for line in lines:
         await client.did_open(line.uri, line.document, version=version)
-    for line in lines if back_and_forth else ():
-        version = await _type(client, line, line.offset + (line.end - line.offset) // 2, interval_s, report, version,
-                              rest_s=rest_s)
+    for line in lines if halves else ():
+        version = await _type(client, line, line.offset + (line.end - line.offset) // 2, interval_s, report, version)
     for line in lines:
-        version = await _type(client, line, line.end, interval_s, report, version, back=back_and_forth, rest_s=rest_s)
+        version = await _type(client, line, line.end, interval_s, report, version, back=halves)
     for line in lines:
         await client.did_close(line.uri)
     return version
@@ -221,9 +240,8 @@ def _pairs(paths: Sequence[Path], lines: Sequence[_Line]) -> list[list[_Line]]:
 
 
 async def _run(files: Sequence[Path], lines_per_file: int, interval_ms: float, command: list[str],
-               seed: int, workspace: Path | None, threshold: float, back_and_forth: bool,
-               rest_ms: float) -> LatencyReport:
-    report = LatencyReport(threshold=threshold, back_and_forth=back_and_forth, rest_ms=rest_ms)
+               seed: int, workspace: Path | None, threshold: float, typing: Typing) -> LatencyReport:
+    report = LatencyReport(threshold=threshold, typing=typing)
     spots = typing_spots(files, lines_per_file, seed)
     if not spots:
         raise ValueError("no line with 1,000 characters of context before it in the given files")
@@ -244,9 +262,9 @@ async def _run(files: Sequence[Path], lines_per_file: int, interval_ms: float, c
         # In a workspace, each document is its file (which the server must not copy from).
         lines = [_Line.of(path.absolute().as_uri() if workspace else f"file:///bench/typing-{n}.py", text, start, end)
                  for n, (path, text, start, end) in enumerate(spots)]
-        for batch in _pairs([path for path, *_ in spots], lines) if back_and_forth else [[line] for line in lines]:
-            version = await _type_lines(client, batch, interval_ms / 1000, report, version, len(batch) == 2,
-                                        rest_ms / 1000)
+        batches = _pairs([path for path, *_ in spots], lines) if typing.back_and_forth else [[line] for line in lines]
+        for batch in batches:
+            version = await _type_lines(client, batch, interval_ms / 1000, report, version)
         report.rss_end_mb = rss_mb(pid)
         typed = cpu_seconds(pid)
         report.typing_cpu_s = typed - cpu_start
@@ -258,18 +276,17 @@ async def _run(files: Sequence[Path], lines_per_file: int, interval_ms: float, c
 def run_latency_bench(files: Sequence[Path], lines_per_file: int, interval_ms: float, command: list[str],
                       seed: int = 0, workspace: Path | None = None,
                       threshold: float = ServerOptions.confidence_threshold, runs: int = 1,
-                      back_and_forth: bool = False, rest_ms: float = 0.0) -> LatencyReport:
+                      typing: Typing = Typing()) -> LatencyReport:
     """``workspace``: a folder the server gets as its workspace (it scans and indexes it
     while the first answer is awaited, as in an editor); ``threshold``: the
     confidenceThreshold the server is started with; ``runs``: how many times the same
     typing is replayed, each against a server of its own, pooled (``pooled``): one run's
-    p95 moved by ±6 ms from run to run on a 2-core machine (session 47); ``back_and_forth``:
-    the lines typed in pairs, in halves, A B A B (``_type_lines``); ``rest_ms``: before
-    typing at a place, the cursor rests there this long, announced with ``redraft/cursor``."""
+    p95 moved by ±6 ms from run to run on a 2-core machine (session 47); ``typing``: how
+    the lines are typed (``Typing``)."""
     if runs < 1:
         raise ValueError(f"runs must be at least 1, not {runs}")
     return pooled([asyncio.run(_run(files, lines_per_file, interval_ms, command, seed, workspace, threshold,
-                                    back_and_forth, rest_ms)) for _ in range(runs)])
+                                    typing)) for _ in range(runs)])
 
 
 def format_latency(report: LatencyReport, interval_ms: float) -> str:
@@ -295,10 +312,10 @@ def format_latency(report: LatencyReport, interval_ms: float) -> str:
                 if latencies else "n/a")
 
     rows.insert(6, ("first keystroke at a new place p50 / p95", first_keystrokes(report.first_ms)))
-    if report.back_and_forth:
+    if report.typing.back_and_forth:
         rows.insert(7, ("first keystroke back at a place p50 / p95", first_keystrokes(report.back_ms)))
-    if report.rest_ms:
-        rows.insert(2, ("cursor resting at each place first (redraft/cursor)", f"{report.rest_ms:.0f} ms"))
+    if report.typing != Typing():
+        rows.insert(2, ("typing", report.typing.describe()))
     if report.runs:
         rows.insert(0, ("runs (each against a new server), p50 / p95",
                         ", ".join(f"{percentile(r.latencies_ms, 50):.1f} / {percentile(r.latencies_ms, 95):.1f}"

@@ -39,12 +39,12 @@ def bench(args: argparse.Namespace) -> int:
         return 0
 
     if args.suite == "latency":
-        from lsp_server.bench.latency import format_latency, run_latency_bench
+        from lsp_server.bench.latency import Typing, format_latency, run_latency_bench
 
         files = args.files or [Path(module.__file__ or "") for module in _latency_modules()]
+        typing = Typing(args.back_and_forth, args.rest_ms, args.auto_close)
         typed = run_latency_bench(files, args.lines, args.interval_ms, command, workspace=args.workspace,
-                                  threshold=args.threshold, runs=args.runs, back_and_forth=args.back_and_forth,
-                                  rest_ms=args.rest_ms)
+                                  threshold=args.threshold, runs=args.runs, typing=typing)
         print(format_latency(typed, args.interval_ms))
         return 0
 
