@@ -289,16 +289,26 @@ def run_latency_bench(files: Sequence[Path], lines_per_file: int, interval_ms: f
                                     typing)) for _ in range(runs)])
 
 
+def _p50_p95(latencies: list[float]) -> str:
+    if not latencies:
+        return "n/a"
+    return f"{percentile(latencies, 50):.1f} / {percentile(latencies, 95):.1f} ms ({len(latencies)} answered)"
+
+
 def format_latency(report: LatencyReport, interval_ms: float) -> str:
     answered = report.latencies_ms
     per_keystroke_ms = report.typing_cpu_s * 1000 / max(1, report.requests)
     rows = [
         ("keystrokes (requests)", f"{report.requests}"),
         ("typing interval", f"{interval_ms:.0f} ms"),
+        *([("typing", report.typing.describe())] if report.typing != Typing() else []),
         ("confidence threshold", f"{report.threshold:g}"),
         ("answered", f"{len(answered)}  (with a suggestion: {report.shown})"),
         ("dropped (cancelled by the next keystroke)", f"{report.dropped / max(1, report.requests):.1%}"),
         ("errors", f"{report.errors}"),
+        ("first keystroke at a new place p50 / p95", _p50_p95(report.first_ms)),
+        *([("first keystroke back at a place p50 / p95", _p50_p95(report.back_ms))]
+          if report.typing.back_and_forth else []),
         ("latency p50 / p95 / p99",
          " / ".join(f"{percentile(answered, q):.1f}" for q in (50, 95, 99)) + " ms" if answered else "n/a"),
         ("cold start to first answer" + (" (median)" if report.runs else ""), f"{report.cold_start_ms:.0f} ms"),
@@ -307,15 +317,6 @@ def format_latency(report: LatencyReport, interval_ms: float) -> str:
                                     "of a core)"),
         (f"server CPU in the {IDLE_CHECK_S:g} s after", f"{report.idle_cpu_s * 1000:.0f} ms"),
     ]
-    def first_keystrokes(latencies: list[float]) -> str:
-        return (f"{percentile(latencies, 50):.1f} / {percentile(latencies, 95):.1f} ms ({len(latencies)} answered)"
-                if latencies else "n/a")
-
-    rows.insert(6, ("first keystroke at a new place p50 / p95", first_keystrokes(report.first_ms)))
-    if report.typing.back_and_forth:
-        rows.insert(7, ("first keystroke back at a place p50 / p95", first_keystrokes(report.back_ms)))
-    if report.typing != Typing():
-        rows.insert(2, ("typing", report.typing.describe()))
     if report.runs:
         rows.insert(0, ("runs (each against a new server), p50 / p95",
                         ", ".join(f"{percentile(r.latencies_ms, 50):.1f} / {percentile(r.latencies_ms, 95):.1f}"
