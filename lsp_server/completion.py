@@ -58,6 +58,11 @@ def select_suggestions(
     return shown[:limit]
 
 
+def cache_variant(invoked: bool, options: ServerOptions) -> str:
+    """What besides the text around the cursor an answer in the cache depends on."""
+    return f"{invoked}:{options}"
+
+
 class CompletionService:
     """Cache → debounce → model → filter → cache, for one inline-completion request."""
 
@@ -74,7 +79,7 @@ class CompletionService:
         """``related``: the workspace's other files, where copied lines may also come from;
         ``python``: whether the document is Python."""
         query = build_query(text, offset, options, invoked, related, python)
-        variant = f"{invoked}:{options}"
+        variant = cache_variant(invoked, options)
         cached = self.cache.lookup(uri, query.prefix, query.suffix, variant)
         if cached is not None:
             return cached
@@ -102,7 +107,7 @@ class CompletionService:
         if self.engine.completing(uri):
             return
         query = build_query(text, offset, options, False, related, python)
-        variant = f"{False}:{options}"
+        variant = cache_variant(False, options)
         if self.cache.lookup(uri, query.prefix, query.suffix, variant) is None:
             self._speculate(uri, query, options, variant, pause_s=0.0)
 

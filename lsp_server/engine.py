@@ -34,6 +34,8 @@ if TYPE_CHECKING:
 T = TypeVar("T")
 log = logging.getLogger(__name__)
 
+FIM_JOB = "fim:"  # a document's FIM work is filed under this and its uri (``Engine.completing``)
+
 
 @dataclass(frozen=True)
 class FimQuery:
@@ -206,7 +208,7 @@ class Engine:
 
     def completing(self, key: str) -> bool:
         """Whether FIM work for ``key`` is in flight."""
-        return "fim:" + key in self._jobs
+        return FIM_JOB + key in self._jobs
 
     async def complete(self, key: str, query: FimQuery, timeout_s: float) -> list[ModelCandidate]:
         """FIM candidates for ``query``, best first."""
@@ -222,7 +224,7 @@ class Engine:
             return [ModelCandidate(c.text, c.confidence) for c in models.fim.complete(request, job.should_stop)
                     if whole_characters(c.text)]
 
-        return await self._run("fim:" + key, work, timeout_s)
+        return await self._run(FIM_JOB + key, work, timeout_s)
 
     async def next_edits(self, key: str, query: NextEditQuery, timeout_s: float) -> list[ModelEdit]:
         """Proposed edits anywhere in the document, most confident first."""

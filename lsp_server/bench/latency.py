@@ -30,6 +30,7 @@ from lsp_server.bench.lsp_client import LspClient, LspError
 from lsp_server.bench.lsp_text import offset_to_position
 from lsp_server.bench.scoring import percentile
 from lsp_server.options import ServerOptions
+from lsp_server.protocol import CURSOR
 
 MIN_CONTEXT_CHARS = 1_000
 IDLE_CHECK_S = 1.0  # how long the server's CPU is watched once typing stops
@@ -157,8 +158,8 @@ async def _type(
     typing = report.typing
     if typing.rest_ms > 0:
         line_no, character = offset_to_position(line.document, line.offset)
-        await client.notify("redraft/cursor", {"textDocument": {"uri": line.uri},
-                                               "position": {"line": line_no, "character": character}})
+        await client.notify(CURSOR, {"textDocument": {"uri": line.uri},
+                                     "position": {"line": line_no, "character": character}})
         await asyncio.sleep(typing.rest_ms / 1000)
 
     async def settle(request_id: int, future: asyncio.Future[Any], sent: float, first: bool) -> None:
