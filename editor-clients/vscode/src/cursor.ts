@@ -5,13 +5,13 @@
 import * as vscode from "vscode";
 import type { LanguageClient } from "vscode-languageclient/node";
 
-import { announcesCursor, CURSOR_REST_MS, Debouncer } from "./logic";
+import { announcesCursor, ChangeClock, CURSOR_REST_MS, Debouncer } from "./logic";
 import { readSettings } from "./settings";
 
 export const CURSOR = "redraft/cursor";
 
 export class CursorAnnouncer implements vscode.Disposable {
-  private lastChangeMs = 0;
+  private readonly changes = new ChangeClock();
   private editor: vscode.TextEditor | undefined;
   private readonly debounce = new Debouncer(() => this.announce());
 
@@ -22,7 +22,7 @@ export class CursorAnnouncer implements vscode.Disposable {
 
   onDocumentChanged(event: vscode.TextDocumentChangeEvent): void {
     if (event.contentChanges.length > 0) {
-      this.lastChangeMs = Date.now();
+      this.changes.changed(event.document.uri.toString(), Date.now());
     }
   }
 
@@ -33,7 +33,7 @@ export class CursorAnnouncer implements vscode.Disposable {
       enabled: settings.announceCursor,
       carets: event.selections.length,
       empty: event.selections.every((selection) => selection.isEmpty),
-      msSinceChange: Date.now() - this.lastChangeMs,
+      msSinceChange: this.changes.msSinceChange(event.textEditor.document.uri.toString(), Date.now()),
       languageId: event.textEditor.document.languageId,
       languages: settings.languages,
     };
@@ -46,8 +46,14 @@ export class CursorAnnouncer implements vscode.Disposable {
   private announce(): void {
     const client = this.client();
     const editor = this.editor;
-    if (client === undefined || !client.isRunning() || editor === undefined ||
-        vscode.window.activeTextEditor !== editor || Date.now() - this.lastChangeMs < CURSOR_REST_MS) {
+    // The same document still in front (compared by document: VS Code may hand out a new
+    // TextEditor object for the same editor), and not edited since the cursor came to rest.
+    if (client === undefined || !client.isRunning() || editor === undefined) {
+      return;
+    }
+    const uri = editor.document.uri.toString();
+    if (vscode.window.activeTextEditor?.document.uri.toString() !== uri ||
+        this.changes.msSinceChange(uri, Date.now()) < CURSOR_REST_MS) {
       return;
     }
     const converter = client.code2ProtocolConverter;

@@ -191,6 +191,28 @@ export class Debouncer {
 
 /** A move within this long of a change to the document came from typing or an edit. */
 export const TYPED_MOVE_MS = 500;
+
+/** When each recently edited document last changed. Only the document whose cursor moves
+ * counts: VS Code also reports changes to other documents (a visible Output panel as the
+ * server logs, git's index copies), which say nothing about where this cursor came from. */
+export class ChangeClock {
+  static readonly CAPACITY = 16; // documents remembered; older ones changed long ago
+  private readonly lastMs = new Map<string, number>();
+
+  changed(uri: string, nowMs: number): void {
+    this.lastMs.delete(uri); // re-inserted last: the map stays in order of change
+    this.lastMs.set(uri, nowMs);
+    if (this.lastMs.size > ChangeClock.CAPACITY) {
+      this.lastMs.delete(this.lastMs.keys().next().value as string);
+    }
+  }
+
+  msSinceChange(uri: string, nowMs: number): number {
+    const last = this.lastMs.get(uri);
+    return last === undefined ? Number.POSITIVE_INFINITY : nowMs - last;
+  }
+}
+
 /** How long the cursor stays put before the server hears where (`redraft/cursor`). */
 export const CURSOR_REST_MS = 150;
 

@@ -54,8 +54,9 @@ function required(name) {
   return value;
 }
 
+// Every line prefixed, so that a multi-line dump (editor text, logs) survives the test's filter.
 function log(message) {
-  process.stdout.write(`e2e: ${message}\n`);
+  process.stdout.write(String(message).split("\n").map((line) => `e2e: ${line}\n`).join(""));
 }
 
 async function freePort() {
@@ -193,9 +194,14 @@ async function editorText(page) {
   return lines.map((line) => line.replace(/\u00a0/g, " ")).join("\n");
 }
 
-async function cursorLine(page) {
+// The cursor's place as the status bar shows it: "Ln 2, Col 14".
+async function cursorPlace(page) {
   const items = await page.locator(".statusbar-item").allTextContents();
-  const match = items.map((text) => /Ln (\d+), Col/.exec(text)).find((m) => m);
+  return items.map((text) => /Ln \d+, Col \d+/.exec(text)?.[0]).find((place) => place);
+}
+
+async function cursorLine(page) {
+  const match = /Ln (\d+)/.exec((await cursorPlace(page)) ?? "");
   return match ? Number(match[1]) : undefined;
 }
 
@@ -217,9 +223,15 @@ async function ghostText(page, dirs) {
     return /Redraft/.test(text) && !/starting/.test(text) && text;
   }, "the extension to start its server");
   log(`status bar: ${JSON.stringify(ready)}`);
-  await page.keyboard.press("Control+End");
-  await page.keyboard.press("ArrowUp");
-  await page.keyboard.press("End");
+  // To the end of `while Tru`; keys sent while the editor settles can be lost, so again until
+  // the status bar shows the cursor there.
+  await waitFor(async () => {
+    await page.keyboard.press("Control+End");
+    await page.keyboard.press("ArrowUp");
+    await page.keyboard.press("End");
+    return (await waitFor(async () => (await cursorPlace(page)) === "Ln 2, Col 14", "", 2_000).catch(() => false));
+  }, "the cursor to reach the end of `while Tru`");
+  log(`cursor at ${await cursorPlace(page)}`);
   // Resting there, the cursor is announced (redraft/cursor), and the server prepares the place.
   await waitFor(async () => /redraft\/cursor: Ln 2, Col 14\b/.test(extensionLog(dirs)),
     "the extension to tell the server where the cursor rests");

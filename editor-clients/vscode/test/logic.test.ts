@@ -6,6 +6,7 @@ import * as path from "node:path";
 
 import {
   announcesCursor,
+  ChangeClock,
   Debouncer,
   findServer,
   firstNextEdit,
@@ -127,4 +128,20 @@ test("a caret that comes to rest away from typing is announced, in a served lang
   assert.equal(announcesCursor({ ...move, empty: false }), false); // a selection, not a caret
   assert.equal(announcesCursor({ ...move, msSinceChange: 100 }), false); // moved by typing
   assert.equal(announcesCursor({ ...move, languageId: "markdown" }), false);
+});
+
+test("only a change to the document whose cursor moves makes the move look typed", () => {
+  const clock = new ChangeClock();
+  assert.equal(clock.msSinceChange("file:///a.py", 1_000), Number.POSITIVE_INFINITY); // never changed
+  clock.changed("file:///a.py", 1_000);
+  assert.equal(clock.msSinceChange("file:///a.py", 1_200), 200);
+  clock.changed("output:Redraft", 1_300); // the log growing in a visible Output panel
+  assert.equal(clock.msSinceChange("file:///a.py", 1_400), 400);
+  assert.equal(clock.msSinceChange("output:Redraft", 1_400), 100);
+  assert.equal(clock.msSinceChange("file:///b.py", 1_400), Number.POSITIVE_INFINITY);
+  for (let i = 0; i < ChangeClock.CAPACITY; i++) {
+    clock.changed(`file:///other${i}.py`, 2_000);
+  }
+  assert.equal(clock.msSinceChange("file:///a.py", 2_000), Number.POSITIVE_INFINITY); // forgotten, bounded
+  assert.equal(clock.msSinceChange("file:///other0.py", 2_100), 100);
 });
