@@ -51,9 +51,23 @@ CURSOR = "redraft/cursor"
 # A notification no handler exists for: what a rejected message becomes.
 DROPPED_METHOD = "$/redraft/droppedMessage"
 
+# The methods beyond LSP, announced in the initialize result (`capabilities.experimental`),
+# so that a client can tell what this server offers without trying each method.
+EXTENSIONS: dict[str, Any] = {
+    "redraft": {"requests": [NEXT_EDIT], "notifications": [CURSOR, FEEDBACK], "acceptedCommand": ACCEPTED_COMMAND},
+}
+
 
 class RedraftProtocol(LanguageServerProtocol):
     _initialize_seen = False
+
+    @lsp_method(types.INITIALIZE)
+    def lsp_initialize(self, params: types.InitializeParams) -> Generator[Any, Any, types.InitializeResult]:
+        # pygls builds the capabilities from the registered features, with no place for these.
+        result: types.InitializeResult = yield from super().lsp_initialize(params)
+        result.capabilities.experimental = EXTENSIONS
+        return result
+
     @lsp_method(types.TEXT_DOCUMENT_DID_OPEN)
     def lsp_text_document__did_open(self, params: types.DidOpenTextDocumentParams) -> Generator[Any, Any, None]:
         yield from self._to_user_handler(types.TEXT_DOCUMENT_DID_OPEN, params)

@@ -23,6 +23,12 @@ async def test_utf8_is_negotiated_when_the_client_offers_it() -> None:
         result = await client.initialize_session(initialize_params(0.5, ["utf-8", "utf-16"]))
         assert result.capabilities.position_encoding == types.PositionEncodingKind.Utf8
         assert result.capabilities.inline_completion_provider
+        # Our methods beyond LSP are announced, so a client can tell them apart from a plain server.
+        assert result.capabilities.experimental == {"redraft": {
+            "requests": ["redraft/nextEdit"],
+            "notifications": ["redraft/cursor", "redraft/feedback"],
+            "acceptedCommand": "redraft.accepted",
+        }}
     finally:
         await client.shutdown_session()
         await client.stop()
