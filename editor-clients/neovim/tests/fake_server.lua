@@ -6,10 +6,20 @@
 --
 --   local fake = dofile(path)            -- in the child; also kept as _G.fake
 --   fake.encoding = 'utf-8'              -- before starting; default: the client's first offer
+--   fake.experimental = nil              -- before starting: a server that names no extensions
 --   fake.next_edit = function(params, version) return { items = { ... } } end
 --   local client_id = fake.start(bufnr)  -- a client named 'redraft' on bufnr
 
-local M = { log = {}, versions = {}, encoding = nil, next_edit = nil, inline = nil }
+-- What `initialize` names beyond LSP, as the real server does; a test may set it to nil.
+local EXTENSIONS = {
+  redraft = {
+    requests = { 'redraft/nextEdit' },
+    notifications = { 'redraft/cursor', 'redraft/feedback' },
+    acceptedCommand = 'redraft.accepted',
+  },
+}
+
+local M = { log = {}, versions = {}, encoding = nil, next_edit = nil, inline = nil, experimental = EXTENSIONS }
 
 local function record(kind, method, params)
   M.log[#M.log + 1] = { kind = kind, method = method, params = params }
@@ -24,6 +34,7 @@ local function answer(method, params)
         textDocumentSync = { openClose = true, change = 2 },
         inlineCompletionProvider = true,
         executeCommandProvider = { commands = { 'redraft.accepted' } },
+        experimental = M.experimental,
       },
       serverInfo = { name = 'fake-redraft' },
     }

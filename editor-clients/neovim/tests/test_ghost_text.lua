@@ -326,7 +326,7 @@ suite.tests = {
         return text
       ]])
       for _, want in ipairs({ 'OK Neovim 0.', 'OK server command found', 'attached', 'position encoding negotiated: utf-16',
-        'next edits: asked 300 ms after a change' }) do
+        'next edits: asked 300 ms after a change', 'OK the server offers next edits (redraft/nextEdit)' }) do
         H.truthy(report:find(want, 1, true), ('health report mentions %q:\n%s'):format(want, report))
       end
     end,

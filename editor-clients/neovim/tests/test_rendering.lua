@@ -43,24 +43,26 @@ end
 local opened = 0
 
 -- A fresh buffer holding `lines`, cursor on the first line, attached to a stand-in client
--- that negotiated `encoding` (a client per encoding: vim.lsp keeps one per root).
-local function open(lines, encoding)
+-- that negotiated `encoding` (a client per encoding: vim.lsp keeps one per root; `root`
+-- chooses another).
+local function open(lines, encoding, root)
   opened = opened + 1
   child:input('<Esc>')
   child:wait("return vim.api.nvim_get_mode().mode == 'n'", 'normal mode')
   child:lua(
     [[
-    local lines, encoding, n = ...
+    local lines, encoding, n, root = ...
     vim.cmd.enew()
     vim.api.nvim_buf_set_name(0, vim.fn.tempname() .. '-' .. n .. '.py')
     vim.api.nvim_buf_set_lines(0, 0, -1, false, lines)
     vim.api.nvim_win_set_cursor(0, { 1, 0 })
     fake.offer = { encoding }
-    fake.start(0, '/tmp/redraft-fake-' .. encoding)
+    fake.start(0, root or '/tmp/redraft-fake-' .. encoding)
     ]],
     lines,
     encoding,
-    opened
+    opened,
+    root
   )
   child:wait(
     "local c = vim.lsp.get_clients({ bufnr = 0, name = 'redraft' })[1]; return c and c.initialized and vim.fn.maparg('<M-y>', 'n', false, true).buffer == 1",
@@ -372,6 +374,34 @@ suite.tests = {
       child:wait("return vim.api.nvim_get_mode().mode == 'n'", 'normal mode')
       H.eq(0, child:lua("return #fake.sent('redraft/cursor')"), 'nothing announced')
       child:lua("require('redraft').setup({ filetypes = {}, debounce_ms = 20, next_edit = { debounce_ms = 20 } })")
+    end,
+  },
+  {
+    'a server that names no extensions in initialize is sent no redraft/cursor, redraft/nextEdit or redraft/feedback',
+    function()
+      child:lua('_G.extensions, fake.experimental = fake.experimental, nil')
+      open({ 'def f(width):', LINE }, 'utf-16', '/tmp/redraft-fake-plain')
+      child:lua('fake.experimental = _G.extensions; fake.log = {}')
+      child:input('2G$i')
+      child:wait("return vim.api.nvim_get_mode().mode == 'i'", 'insert mode')
+      child:input('x')
+      child:wait("return #fake.sent('textDocument/inlineCompletion') > 0", 'ghost text to be asked for all the same')
+      child:lua([[
+        require('redraft.next_edit').request(0)
+        local client = vim.lsp.get_clients({ bufnr = 0, name = 'redraft' })[1]
+        require('redraft.feedback').send(client.id, 0, { insertText = 'y', id = 'n1' }, false)
+      ]])
+      child:input('<Esc>')
+      child:wait("return vim.api.nvim_get_mode().mode == 'n'", 'normal mode')
+      -- Past the next-edit debounce after the change, so a request would have been sent.
+      vim.uv.sleep(100)
+      for _, method in ipairs({ 'redraft/cursor', 'redraft/nextEdit', 'redraft/feedback' }) do
+        H.eq(0, child:lua('return #fake.sent(...)', method), method .. ' not sent')
+      end
+      H.truthy(not child:lua([[
+        local client = vim.lsp.get_clients({ bufnr = 0, name = 'redraft' })[1]
+        return require('redraft.server').offers(client, 'requests', 'redraft/nextEdit')
+      ]]), 'offers() reads the absence')
     end,
   },
 }

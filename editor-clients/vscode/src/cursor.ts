@@ -5,7 +5,7 @@
 import * as vscode from "vscode";
 import type { LanguageClient } from "vscode-languageclient/node";
 
-import { announcesCursor, ChangeClock, CURSOR_REST_MS, Debouncer } from "./logic";
+import { announcesCursor, ChangeClock, CURSOR_REST_MS, Debouncer, serverOffers } from "./logic";
 import { readSettings } from "./settings";
 
 export const CURSOR = "redraft/cursor";
@@ -48,7 +48,8 @@ export class CursorAnnouncer implements vscode.Disposable {
     const editor = this.editor;
     // The same document still in front (compared by document: VS Code may hand out a new
     // TextEditor object for the same editor), and not edited since the cursor came to rest.
-    if (client === undefined || !client.isRunning() || editor === undefined) {
+    if (client === undefined || !client.isRunning() || editor === undefined ||
+        !serverOffers(client.initializeResult?.capabilities.experimental, "notifications", CURSOR)) {
       return;
     }
     const uri = editor.document.uri.toString();

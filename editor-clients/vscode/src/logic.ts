@@ -133,6 +133,22 @@ export function isCurrent(item: NextEditItem, documentVersion: number): boolean 
   return version === null || version === undefined || version === documentVersion;
 }
 
+/** Where a server names what it offers beyond LSP, in its `initialize` result's `capabilities.experimental`. */
+export type ExtensionKind = "requests" | "notifications";
+
+/**
+ * Whether the server names `method` among its `kind` (`capabilities.experimental.redraft`).
+ * Methods beyond LSP go only to a server that names them: another server, or an older
+ * Redraft, would answer a request with an error and drop a notification unread.
+ */
+export function serverOffers(experimental: unknown, kind: ExtensionKind, method: string): boolean {
+  const redraft = typeof experimental === "object" && experimental !== null
+    ? (experimental as Record<string, unknown>).redraft
+    : undefined;
+  const listed = typeof redraft === "object" && redraft !== null ? (redraft as Record<string, unknown>)[kind] : undefined;
+  return Array.isArray(listed) && listed.includes(method);
+}
+
 export type ServerState = "starting" | "ready" | "no-model" | "stopped" | "disabled";
 
 /** The status bar's text and tooltip. */

@@ -6,7 +6,7 @@ import * as vscode from "vscode";
 import type { LanguageClient } from "vscode-languageclient/node";
 
 import { NextEditDecorations } from "./decorations";
-import { Debouncer, firstNextEdit, isCurrent, type NextEditItem, planNextEdit } from "./logic";
+import { Debouncer, firstNextEdit, isCurrent, type NextEditItem, planNextEdit, serverOffers } from "./logic";
 import { readSettings } from "./settings";
 
 const NEXT_EDIT = "redraft/nextEdit";
@@ -62,7 +62,8 @@ export class NextEdits implements vscode.Disposable {
   private async request(): Promise<void> {
     const editor = vscode.window.activeTextEditor;
     const client = this.client();
-    if (editor === undefined || client === undefined || !client.isRunning()) {
+    if (editor === undefined || client === undefined || !client.isRunning() ||
+        !serverOffers(client.initializeResult?.capabilities.experimental, "requests", NEXT_EDIT)) {
       return;
     }
     const seq = ++this.requestSeq;
@@ -123,7 +124,10 @@ export class NextEdits implements vscode.Disposable {
   }
 
   private feedback(item: NextEditItem, accepted: boolean): void {
-    void this.client()?.sendNotification(FEEDBACK, { id: item.id, accepted });
+    const client = this.client();
+    if (client !== undefined && serverOffers(client.initializeResult?.capabilities.experimental, "notifications", FEEDBACK)) {
+      void client.sendNotification(FEEDBACK, { id: item.id, accepted });
+    }
   }
 
   jump(): boolean {

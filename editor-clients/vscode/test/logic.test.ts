@@ -14,6 +14,7 @@ import {
   type NextEditItem,
   planNextEdit,
   serverCandidates,
+  serverOffers,
   serverOptions,
   statusText,
 } from "../src/logic";
@@ -144,4 +145,21 @@ test("only a change to the document whose cursor moves makes the move look typed
   }
   assert.equal(clock.msSinceChange("file:///a.py", 2_000), Number.POSITIVE_INFINITY); // forgotten, bounded
   assert.equal(clock.msSinceChange("file:///other0.py", 2_100), 100);
+});
+
+test("methods beyond LSP are offered only where the initialize result names them", () => {
+  const experimental = {
+    redraft: {
+      requests: ["redraft/nextEdit"],
+      notifications: ["redraft/cursor", "redraft/feedback"],
+      acceptedCommand: "redraft.accepted",
+    },
+  };
+  assert.equal(serverOffers(experimental, "requests", "redraft/nextEdit"), true);
+  assert.equal(serverOffers(experimental, "notifications", "redraft/cursor"), true);
+  assert.equal(serverOffers(experimental, "notifications", "redraft/nextEdit"), false); // a request, not a notification
+  assert.equal(serverOffers(experimental, "requests", "redraft/other"), false);
+  for (const other of [undefined, null, 3, {}, { redraft: null }, { redraft: { requests: "redraft/nextEdit" } }]) {
+    assert.equal(serverOffers(other, "requests", "redraft/nextEdit"), false, JSON.stringify(other));
+  }
 });

@@ -9,8 +9,9 @@ function M.announce(bufnr)
   if not require('redraft.config').get().announce_cursor or bufnr ~= vim.api.nvim_get_current_buf() then
     return
   end
-  local client = require('redraft.server').client(bufnr)
-  if client then
+  local server = require('redraft.server')
+  local client = server.client(bufnr)
+  if client and server.offers(client, 'notifications', 'redraft/cursor') then
     client:notify('redraft/cursor', vim.lsp.util.make_position_params(0, client.offset_encoding))
   end
 end

@@ -36,7 +36,7 @@ function M.send(client_id, bufnr, item, accepted)
     return
   end
   local id = item_id(item)
-  if id ~= nil then
+  if id ~= nil and require('redraft.server').offers(client, 'notifications', 'redraft/feedback') then
     client:notify('redraft/feedback', { id = id, accepted = accepted })
   end
 end

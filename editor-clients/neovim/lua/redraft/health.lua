@@ -47,6 +47,11 @@ function M.check()
     if not (client.server_capabilities or {}).inlineCompletionProvider then
       health.warn('the server did not announce inlineCompletionProvider')
     end
+    if server.offers(client, 'requests', 'redraft/nextEdit') then
+      health.ok('the server offers next edits (redraft/nextEdit)')
+    else
+      health.warn('the server does not offer redraft/nextEdit: no next edits from it')
+    end
   end
   if #clients == 0 then
     local filetypes = ok_config and table.concat(config.get().filetypes, ', ') or '?'

@@ -89,7 +89,8 @@ end
 
 local function feedback(state, accepted)
   local client = vim.lsp.get_client_by_id(state.client_id)
-  if client and config.get().feedback and state.item.id ~= nil then
+  if client and config.get().feedback and state.item.id ~= nil
+    and require('redraft.server').offers(client, 'notifications', 'redraft/feedback') then
     client:notify('redraft/feedback', { id = state.item.id, accepted = accepted })
   end
 end
@@ -142,8 +143,10 @@ function M.request(bufnr)
   if bufnr == 0 then
     bufnr = vim.api.nvim_get_current_buf()
   end
-  local client = require('redraft.server').client(bufnr)
-  if not client or not vim.api.nvim_buf_is_valid(bufnr) or bufnr ~= vim.api.nvim_get_current_buf() then
+  local server = require('redraft.server')
+  local client = server.client(bufnr)
+  if not client or not vim.api.nvim_buf_is_valid(bufnr) or bufnr ~= vim.api.nvim_get_current_buf()
+    or not server.offers(client, 'requests', M.METHOD) then
     return
   end
   cancel_pending()

@@ -53,6 +53,25 @@ local function on_show_message(err, result, ctx)
   return vim.lsp.handlers['window/showMessage'](err, result, ctx)
 end
 
+---Whether the server names `method` among its `kind` ('requests' or 'notifications') in its
+---`initialize` result (`capabilities.experimental.redraft`). Methods beyond LSP are sent
+---only to a server that names them: another server, or an older Redraft, would answer a
+---request with an error and drop a notification unread.
+---@param client vim.lsp.Client
+---@param kind 'requests'|'notifications'
+---@param method string
+---@return boolean
+function M.offers(client, kind, method)
+  local node = client.server_capabilities
+  for _, key in ipairs({ 'experimental', 'redraft', kind }) do
+    if type(node) ~= 'table' then
+      return false
+    end
+    node = node[key]
+  end
+  return type(node) == 'table' and vim.tbl_contains(node, method)
+end
+
 ---@param bufnr integer
 ---@return boolean
 function M.wants(bufnr)
