@@ -76,7 +76,8 @@ _BOUNDS: dict[str, tuple[float, float]] = {
 def parse_options(raw: Any, base: ServerOptions | None = None) -> tuple[ServerOptions, list[str]]:
     """Options from a client's JSON object, plus one message per rejected value."""
     options = base or ServerOptions()
-    if raw is None:
+    # Lua clients (Neovim's vim.lsp) send an empty table as an empty JSON array: no options.
+    if raw is None or raw == []:
         return options, []
     if not isinstance(raw, dict):
         return options, [f"Redraft: settings must be an object, got {type(raw).__name__}; using defaults"]

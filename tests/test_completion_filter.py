@@ -39,6 +39,12 @@ def test_options_that_are_not_an_object_fall_back_to_defaults() -> None:
     assert options == ServerOptions() and problems
 
 
+def test_an_empty_array_is_no_options_as_lua_clients_encode_an_empty_table() -> None:
+    tuned = ServerOptions(confidence_threshold=0.6)
+    assert parse_options([], tuned) == (tuned, [])
+    assert parse_options([]) == (ServerOptions(), [])
+
+
 def test_as_you_type_requests_get_the_automatic_step_cap_and_invoked_ones_the_full() -> None:
     from lsp_server.completion import build_query
 

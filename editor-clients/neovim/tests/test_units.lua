@@ -100,5 +100,31 @@ return {
         H.eq('\n    return', items.next_line('\n    return\nx'))
       end,
     },
+    {
+      'with no init_options the server is sent no initializationOptions, not an empty JSON array',
+      function()
+        local started = {}
+        local start = vim.lsp.start
+        vim.lsp.start = function(server_config)
+          started[#started + 1] = server_config
+          return 1
+        end
+        local ok, err = pcall(function()
+          local bufnr = vim.api.nvim_create_buf(true, false)
+          vim.bo[bufnr].filetype = 'python'
+          config.set({ cmd = { 'sh' } })
+          require('redraft.server').attach(bufnr)
+          config.set({ cmd = { 'sh' }, init_options = { confidenceThreshold = 0.5 } })
+          require('redraft.server').attach(bufnr)
+          vim.api.nvim_buf_delete(bufnr, { force = true })
+        end)
+        vim.lsp.start = start
+        config.set(nil)
+        H.truthy(ok, tostring(err))
+        H.eq(2, #started, 'two starts')
+        H.eq(nil, started[1].init_options, 'the defaults: none sent')
+        H.eq('{"confidenceThreshold":0.5}', vim.json.encode(started[2].init_options), 'set: sent as an object')
+      end,
+    },
   },
 }

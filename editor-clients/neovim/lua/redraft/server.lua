@@ -105,7 +105,8 @@ function M.attach(bufnr)
     name = M.name,
     cmd = M.cmd(),
     root_dir = root,
-    init_options = opts.init_options,
+    -- An empty Lua table would go out as a JSON array, not an object: send none instead.
+    init_options = next(opts.init_options) ~= nil and opts.init_options or nil,
     capabilities = capabilities(),
     handlers = { ['window/showMessage'] = on_show_message },
   }, { bufnr = bufnr })
