@@ -6,8 +6,8 @@ The debounce is measured, not fixed. It applies only while keystrokes come faste
 keystrokes): then most answers would be superseded anyway, so the request waits half the
 recent model latency (capped) and a superseded or cancelled one is dropped before any
 model work. When the model answers within the typing gap, waiting would only add latency.
-Speculation runs at most once per answer, after ``PAUSE_S`` of quiet, and any new request
-cancels it, so an idle server stays idle.
+Speculation runs at most once per answer, after ``PAUSE_S`` of quiet, and any new request,
+for any document, cancels it, so an idle server stays idle.
 """
 
 from __future__ import annotations
@@ -35,10 +35,16 @@ class RequestScheduler:
 
     async def before_model_work(self, uri: str) -> None:
         """Call first in each request: cancels speculation, then waits out a typing burst.
-        Raises asyncio.CancelledError if the client cancels meanwhile."""
-        speculation = self._speculation.pop(uri, None)
-        if speculation is not None:
+        Raises asyncio.CancelledError if the client cancels meanwhile.
+
+        Every document's speculation goes, not only this one's: a request anywhere means the
+        user is typing, not pausing, and another document's would run on the one model
+        thread beside this request's. A client that moves on and leaves documents open (1,000
+        fresh spans through the server, one document each): p95 100, 101 → 64, 61 ms, with
+        the same answers (session 59)."""
+        for speculation in self._speculation.values():
             speculation.cancel()
+        self._speculation.clear()
         now = time.monotonic()
         previous = self._last_request.get(uri)
         self._last_request[uri] = now

@@ -62,6 +62,35 @@ async def test_speculation_runs_after_a_pause_and_a_new_request_cancels_it(monke
     await asyncio.wait_for(cancelled.wait(), 5)
 
 
+@pytest.mark.asyncio
+async def test_a_request_for_another_document_cancels_speculation_too(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(scheduling, "PAUSE_S", 0.01)
+    scheduler = RequestScheduler()
+    started, cancelled = asyncio.Event(), asyncio.Event()
+
+    async def slow_work() -> None:
+        started.set()
+        try:
+            await asyncio.sleep(10)
+        except asyncio.CancelledError:
+            cancelled.set()
+            raise
+
+    ran = asyncio.Event()
+
+    async def work() -> None:
+        ran.set()
+
+    scheduler.speculate("a", slow_work)
+    await asyncio.wait_for(started.wait(), 5)  # running for document a
+    monkeypatch.setattr(scheduling, "PAUSE_S", 0.2)
+    scheduler.speculate("c", work)  # waiting for its pause
+    await scheduler.before_model_work("b")  # the user types in document b
+    await asyncio.wait_for(cancelled.wait(), 5)
+    await asyncio.sleep(0.3)
+    assert not ran.is_set(), "the pending speculation for c was cancelled too"
+
+
 async def test_speculation_given_no_pause_runs_at_once(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(scheduling, "PAUSE_S", 30.0)  # what the cursor's call (``warm``) does not wait for
     scheduler = RequestScheduler()
