@@ -21,6 +21,9 @@ BURST_S = 0.2
 MAX_DEBOUNCE_S = 0.05
 PAUSE_S = 0.3
 LATENCY_SMOOTHING = 0.2
+# Past this many documents, those not asked about within BURST_S (which no debounce would
+# wait for) are forgotten.
+KEPT_DOCUMENTS = 64
 
 
 class RequestScheduler:
@@ -48,6 +51,8 @@ class RequestScheduler:
         now = time.monotonic()
         previous = self._last_request.get(uri)
         self._last_request[uri] = now
+        if len(self._last_request) > KEPT_DOCUMENTS:  # documents opened and never closed
+            self._last_request = {key: at for key, at in self._last_request.items() if now - at < BURST_S}
         wait = self.debounce_s(now - previous) if previous is not None else 0.0
         if wait > 0:
             await asyncio.sleep(wait)

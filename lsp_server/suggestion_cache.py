@@ -16,6 +16,9 @@ from lsp_server.completion import Suggestion
 # How much text around the cursor identifies a request (the model sees less than this).
 KEY_PREFIX_CHARS = 3_000
 KEY_SUFFIX_CHARS = 1_500
+# Documents whose shown suggestion is kept for type-through, the most recently shown: a
+# client that never closes its documents must not grow this by ~4.5 KB for each.
+SHOWN_DOCUMENTS = 32
 
 
 @dataclass(frozen=True)
@@ -33,7 +36,7 @@ class SuggestionCache:
     def __init__(self, capacity: int = 128) -> None:
         self._capacity = capacity
         self._recent: OrderedDict[tuple[str, str, str], tuple[Suggestion, ...]] = OrderedDict()
-        self._shown: dict[str, _Shown] = {}
+        self._shown: OrderedDict[str, _Shown] = OrderedDict()  # least recently shown first
 
     def lookup(self, uri: str, prefix: str, suffix: str, variant: str) -> list[Suggestion] | None:
         """Suggestions for this cursor without the model, or None when it must be asked."""
@@ -65,6 +68,9 @@ class SuggestionCache:
             self._recent.popitem(last=False)
         if suggestions:
             self._shown[uri] = _Shown(prefix[-KEY_PREFIX_CHARS:], suffix[:KEY_SUFFIX_CHARS], tuple(suggestions))
+            self._shown.move_to_end(uri)
+            while len(self._shown) > SHOWN_DOCUMENTS:
+                self._shown.popitem(last=False)
 
     def forget(self, uri: str) -> None:
         self._shown.pop(uri, None)

@@ -101,3 +101,18 @@ async def test_speculation_given_no_pause_runs_at_once(monkeypatch: pytest.Monke
 
     scheduler.speculate("u", work, pause_s=0.0)
     await asyncio.wait_for(ran.wait(), 5)
+
+
+@pytest.mark.asyncio
+async def test_documents_asked_about_long_ago_are_forgotten_past_a_bound() -> None:
+    scheduler = RequestScheduler()
+    scheduler.model_latency_s = scheduler.typing_gap_s = 0.5
+    for n in range(scheduling.KEPT_DOCUMENTS):
+        await scheduler.before_model_work(f"old{n}")
+    await asyncio.sleep(scheduling.BURST_S)
+    await scheduler.before_model_work("recent")
+    await scheduler.before_model_work("new")  # one past the bound: the old ones go
+    assert set(scheduler._last_request) == {"recent", "new"}
+    started = time.monotonic()
+    await scheduler.before_model_work("recent")  # still in its burst: still delayed
+    assert time.monotonic() - started >= scheduling.MAX_DEBOUNCE_S * 0.9

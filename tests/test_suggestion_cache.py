@@ -1,5 +1,5 @@
 from lsp_server.completion import Suggestion
-from lsp_server.suggestion_cache import SuggestionCache
+from lsp_server.suggestion_cache import SHOWN_DOCUMENTS, SuggestionCache
 
 
 def test_typing_the_start_of_the_suggestion_serves_the_rest_without_the_model() -> None:
@@ -23,3 +23,11 @@ def test_a_place_asked_about_before_is_answered_from_the_lru() -> None:
     assert cache.lookup("u", "b", "s", "auto") == []
     cache.remember("u", "c", "s", "auto", [Suggestion("3", 0.5)])
     assert cache.lookup("u", "a", "s", "auto") is None  # the least recently used went first
+
+
+def test_type_through_is_kept_for_the_documents_shown_most_recently_only() -> None:
+    cache = SuggestionCache()
+    for n in range(SHOWN_DOCUMENTS + 1):  # documents opened one after another, never closed
+        cache.remember(f"doc{n}", "x = comp", f"\n# {n}", "auto", [Suggestion("ute(a, b)", 0.8)])
+    assert cache.lookup("doc0", "x = compu", "\n# 0", "auto") is None  # the oldest went
+    assert cache.lookup("doc1", "x = compu", "\n# 1", "auto") == [Suggestion("te(a, b)", 0.8)]
