@@ -101,7 +101,7 @@ def create_server(model_dir: Path | None = None) -> RedraftServer:
         ls.documents.open(params.text_document)
         path = file_path(params.text_document.uri)
         if path is not None:
-            ls.watched.opened(path, [p for uri, _ in ls.documents.items() if (p := file_path(uri)) is not None])
+            ls.watched.opened(path, lambda: [p for uri, _ in ls.documents.items() if (p := file_path(uri)) is not None])
 
     @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
     def did_change(ls: RedraftServer, params: types.DidChangeTextDocumentParams) -> None:

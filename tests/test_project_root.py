@@ -77,6 +77,10 @@ async def test_with_no_workspace_folder_the_server_copies_from_the_document_s_pr
         assert [item["insertText"] for item in items][:1] == ["'demo.audit')"]
 
 
+def never_listed() -> list[Path]:
+    raise AssertionError("the open documents were listed")
+
+
 def test_a_new_project_replaces_the_least_recently_opened_one_without_open_documents(tmp_path: Path) -> None:
     lines = WorkspaceLines()
     watched = WatchedFolders(EditLog(), lines, lambda uri: False)
@@ -85,16 +89,17 @@ def test_a_new_project_replaces_the_least_recently_opened_one_without_open_docum
     for project in projects:
         make(project / "other.py", LOGGER)
     try:
-        watched.opened(documents[0], [documents[0]])
-        watched.opened(documents[1], [documents[1]])
+        watched.opened(documents[0], lambda: [documents[0]])
+        watched.opened(documents[1], lambda: [documents[1]])
         assert watched.roots() == projects[:2]
         assert wait_for(watched.ready, 10.0)
         assert lines.related(documents[0]) is not None
-        watched.opened(documents[0], [documents[0]])  # "a" again: now the most recent
-        watched.opened(documents[2], [documents[2]])  # nothing open in "b": it goes
+        # "a" again: now the most recent; nothing must go, so the open documents aren't listed
+        watched.opened(documents[0], never_listed)
+        watched.opened(documents[2], lambda: [documents[2]])  # nothing open in "b": it goes
         assert watched.roots() == [projects[0], projects[2]]
         assert wait_for(lambda: lines.related(documents[1]) is None, 10.0)  # its indexes dropped
-        watched.opened(documents[3], [documents[0], documents[2], documents[3]])  # both still open
+        watched.opened(documents[3], lambda: [documents[0], documents[2], documents[3]])  # both still open
         assert watched.roots() == [projects[0], projects[2]]
     finally:
         watched.stop()
@@ -105,7 +110,7 @@ def test_named_workspace_folders_are_the_only_ones_watched(tmp_path: Path) -> No
     elsewhere = make(tmp_path / "elsewhere/pyproject.toml")
     try:
         watched.name([tmp_path / "named"])
-        watched.opened(elsewhere.parent / "mod.py", [])
+        watched.opened(elsewhere.parent / "mod.py", lambda: [])
         assert watched.roots() == [tmp_path / "named"]
     finally:
         watched.stop()
