@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import gc
 import logging
+import math
 import threading
 import time
 from collections.abc import Callable
@@ -91,9 +92,15 @@ class _Models:
 
 @dataclass
 class Job:
-    deadline: float
+    timeout_s: float
     stop: threading.Event = field(default_factory=threading.Event)
-    created: float = field(default_factory=time.monotonic)
+    # Set when the worker starts the job: the timeout is for model work, not for the wait
+    # for the first load or behind other documents' jobs (a client with several requests
+    # in flight would otherwise see the last ones abandoned before they began).
+    deadline: float = math.inf
+
+    def start(self) -> None:
+        self.deadline = time.monotonic() + self.timeout_s
 
     def should_stop(self) -> bool:
         return self.stop.is_set() or self.past_deadline()
@@ -128,7 +135,6 @@ class Engine:
         self._models: _Models | None = None
         self._load_error: str | None = None
         self._loaded = threading.Event()
-        self._loaded_at = 0.0  # time.monotonic() when loading ended
         self._jobs: dict[str, Job] = {}
 
     def start_loading(self) -> None:
@@ -160,7 +166,6 @@ class Engine:
             log.error("model failed to load", exc_info=True)
             self._load_error = f"Redraft: no suggestions — the model failed to load: {exc}"
         finally:
-            self._loaded_at = time.monotonic()
             self._loaded.set()
         if self._load_error is not None:
             log.error("%s", self._load_error)
@@ -173,7 +178,7 @@ class Engine:
         previous = self._jobs.get(key)
         if previous is not None:
             previous.stop.set()
-        job = Job(deadline=time.monotonic() + timeout_s)
+        job = Job(timeout_s)
         self._jobs[key] = job
         future: Future[T] = self._worker.submit(self._execute, work, job)
         try:
@@ -195,10 +200,7 @@ class Engine:
         self._load()
         if self._models is None:
             raise ModelUnavailable(self._load_error or "model not loaded")
-        # The deadline is for model work: time spent waiting for the model to load (a
-        # request sent right after startup) does not count against it.
-        if self._loaded_at > job.created:
-            job.deadline += self._loaded_at - job.created
+        job.start()
         if job.should_stop():
             raise JobStopped
         try:

@@ -1,13 +1,16 @@
 """A request sent while the model is still loading is answered: its deadline counts model
-work, not the wait for the first load. What the load made is frozen for the collector."""
+work, not the wait for the first load, nor for other documents' jobs. What the load made is
+frozen for the collector."""
 
+import asyncio
 import gc
 import time
+from types import SimpleNamespace
 
 import pytest
 
 import model.runtime.serving
-from lsp_server.engine import Engine, FimQuery
+from lsp_server.engine import Engine, FimQuery, _Models
 from model.runtime.serving import ServedModel
 
 
@@ -40,3 +43,20 @@ async def test_the_loaded_model_is_kept_out_of_the_collector_s_full_passes() -> 
     finally:
         engine.shutdown()
         gc.unfreeze()  # the rest of the tests' objects are theirs to collect
+
+
+async def test_requests_queued_behind_other_documents_keep_their_whole_deadline() -> None:
+    def slow_complete(request: object, should_stop: object) -> list[SimpleNamespace]:
+        time.sleep(0.25)  # model work well within the deadline below
+        return [SimpleNamespace(text="x", confidence=0.5)]
+
+    engine = Engine()
+    engine._models = _Models(SimpleNamespace(complete=slow_complete), None)  # type: ignore[arg-type]
+    engine._loaded.set()
+    try:
+        query = FimQuery("total = ", "\n", 1, 32, 0.9, 1)
+        # Four documents at once: the last waits ~0.75 s behind the others, past 0.4 s.
+        answers = await asyncio.gather(*(engine.complete(f"file:///{n}.py", query, timeout_s=0.4) for n in range(4)))
+        assert [[c.text for c in answer] for answer in answers] == [["x"]] * 4
+    finally:
+        engine.shutdown()
