@@ -135,19 +135,33 @@ def create_server(model_dir: Path | None = None) -> RedraftServer:
         text, encoding, options = document.text, ls.encoding, ls.options
         offset = document.offset_at(params.position, encoding)
         invoked = params.context.trigger_kind == types.InlineCompletionTriggerKind.Invoked
+        # The editor's suggest widget is open on an item: answer as if it were accepted, and
+        # offer the item and what follows it over the item's range. An editor shows ghost
+        # text beside the widget only when it extends the selected item (VS Code, by default
+        # on each identifier typed).
+        selected = params.context.selected_completion_info
+        replaced: types.Range | None = None
+        lead = ""
+        if selected is not None and selected.text:
+            start, end = (document.offset_at(selected.range.start, encoding),
+                          document.offset_at(selected.range.end, encoding))
+            if start <= offset <= end:
+                text, offset = text[:start] + selected.text + text[end:], start + len(selected.text)
+                replaced, lead = selected.range, selected.text
         related = ls.workspace_lines.related(file_path(document.uri))
         suggestions = await ls.completions.suggest(document.uri, text, offset, options, invoked, related,
                                                    document.is_python)
         if not suggestions:
             return None
-        # The line starts computed for the request are still good unless the text changed meanwhile.
-        cursor = position_at(text, offset, encoding, document.starts if document.text is text else None)
-        at_cursor = types.Range(cursor, cursor)
+        if replaced is None:
+            # The line starts computed for the request are still good unless the text changed meanwhile.
+            cursor = position_at(text, offset, encoding, document.starts if document.text is text else None)
+            replaced = types.Range(cursor, cursor)
         ids = [uuid.uuid4().hex[:12] for _ in suggestions]
         ls.stats.shown("inline_completion", ids)
         # Clients run an item's command when it is accepted: that is the accept feedback.
         return types.InlineCompletionList(items=[
-            types.InlineCompletionItem(insert_text=s.text, range=at_cursor, command=accepted_command(i))
+            types.InlineCompletionItem(insert_text=lead + s.text, range=replaced, command=accepted_command(i))
             for s, i in zip(suggestions, ids, strict=True)
         ])
 

@@ -127,5 +127,23 @@ async def test_raising_the_threshold_hides_suggestions(client: LanguageClient) -
     assert [insert_text(i) for i in items_of(await complete(client, uri, 1, 20))] == [":"]
 
 
+async def test_with_the_suggest_widget_open_the_answer_extends_its_selected_item(client: LanguageClient) -> None:
+    # The widget's item "True" over the typed "Tru": answered as if it were accepted, so as
+    # the document with "True" typed is, behind the item's text and over its range.
+    typed = open_document(client, "def wait():\n    while True\n        data = read()\n")
+    plain = items_of(await complete(client, typed, 1, 14))
+    assert plain, "the document with the item typed has an answer"
+    uri = open_document(client, "def wait():\n    while Tru\n        data = read()\n")
+    word = types.Range(types.Position(1, 10), types.Position(1, 13))
+    params = types.InlineCompletionParams(
+        text_document=types.TextDocumentIdentifier(uri), position=types.Position(1, 13),
+        context=types.InlineCompletionContext(
+            trigger_kind=types.InlineCompletionTriggerKind.Automatic,
+            selected_completion_info=types.SelectedCompletionInfo(range=word, text="True")))
+    items = items_of(await asyncio.wait_for(client.text_document_inline_completion_async(params), 60))
+    assert len(items) == 1 and items[0].range == word
+    assert insert_text(items[0]) == "True" + insert_text(plain[0])
+
+
 async def test_unknown_document_gets_null(client: LanguageClient) -> None:
     assert await complete(client, "file:///never/opened.py", 0, 0) is None
