@@ -36,7 +36,18 @@ function M.send(client_id, bufnr, item, accepted)
     return
   end
   local id = item_id(item)
-  if id ~= nil and require('redraft.server').offers(client, 'notifications', 'redraft/feedback') then
+  if id ~= nil then
+    M.notify(client, id, accepted)
+  end
+end
+
+---`redraft/feedback` for the item the server called `id`, if the server offers it (the
+---caller has checked the `feedback` option).
+---@param client vim.lsp.Client
+---@param id any
+---@param accepted boolean
+function M.notify(client, id, accepted)
+  if require('redraft.server').offers(client, 'notifications', 'redraft/feedback') then
     client:notify('redraft/feedback', { id = id, accepted = accepted })
   end
 end

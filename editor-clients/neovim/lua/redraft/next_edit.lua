@@ -89,9 +89,8 @@ end
 
 local function feedback(state, accepted)
   local client = vim.lsp.get_client_by_id(state.client_id)
-  if client and config.get().feedback and state.item.id ~= nil
-    and require('redraft.server').offers(client, 'notifications', 'redraft/feedback') then
-    client:notify('redraft/feedback', { id = state.item.id, accepted = accepted })
+  if client and config.get().feedback and state.item.id ~= nil then
+    require('redraft.feedback').notify(client, state.item.id, accepted)
   end
 end
 
