@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
 from lsp_server.faults import FaultPlan
+from lsp_server.heap import give_back_freed_memory
 
 # Pure Python, cheap to import; re-exported for the workspace's line index (workspace_lines.py).
 from model.fim.fim_patterns import LineIndex as LineIndex
@@ -162,6 +163,7 @@ class Engine:
                 # full passes, which otherwise walk it while the user types (the typing
                 # bench: a 30–40 ms pause each ~20 s, gone).
                 gc.freeze()
+                give_back_freed_memory()  # what converting the weights needed only for a moment
         except Exception as exc:  # a broken runtime install must not kill the server
             log.error("model failed to load", exc_info=True)
             self._load_error = f"Redraft: no suggestions — the model failed to load: {exc}"

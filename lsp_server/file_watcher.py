@@ -31,6 +31,7 @@ from watchdog.observers.api import BaseObserver
 
 from .disk_events import WATCHED_EVENTS, DiskEventHandler
 from .edit_log import EditLog
+from .heap import give_back_freed_memory
 from .workspace_files import HONOURS_GITIGNORE, WorkspaceFolder, read_text
 from .workspace_lines import INDEXED_FROM_THE_START, WorkspaceLines
 
@@ -126,6 +127,11 @@ class WorkspaceWatcher:
     def roots(self) -> list[Path]:
         return [folder.root for folder in self._folders]
 
+    @property
+    def snapshot_bytes(self) -> int:
+        """What the snapshots hold so far (read from other threads: an int, so no lock)."""
+        return self._snapshot_bytes
+
     def covers(self, path: Path) -> bool:
         """``path`` (absolute) is inside one of the watched folders."""
         return self._folder_of(path) is not None
@@ -173,6 +179,7 @@ class WorkspaceWatcher:
         except Exception:
             log.warning("initial workspace scan failed", exc_info=True)
         self._index_lines()
+        give_back_freed_memory()  # what the scan and the first index needed only for a moment
         self._ready.set()
         while True:
             with self._cond:

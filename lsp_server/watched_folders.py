@@ -3,11 +3,14 @@ projects of the documents it opens (``project_root.py``).
 
 Named folders are watched until the editor changes them (``didChangeWorkspaceFolders``:
 the new set is watched afresh, the removed folders' indexes dropped). Projects found from
-documents are kept most recently opened last, at most ``MAX_PROJECTS`` at once: opening a
-document of a new project stops watching the least recently opened one that has no open
-document (a harness or a user moving from project to project), and its indexes are
-dropped. Stopping joins the watcher's threads, so it happens on a thread of its own, never
-on the event loop.
+documents are kept most recently opened last, at most ``MAX_PROJECTS`` at once and, past
+the newest, at most ``PROJECTS_MAX_BYTES`` of snapshots together. Opening a document of a
+new project over either bound stops watching the least recently opened project with no
+open document, or else the least recently opened one (a harness or a user moving from
+project to project, who may never close a document), and drops its indexes. Watching
+stops only there: a client that goes back and forth between a few small projects keeps
+them all indexed rather than scanning one again at each move. Stopping joins the
+watcher's threads, so it happens on a thread of its own, never on the event loop.
 """
 
 from __future__ import annotations
@@ -20,13 +23,19 @@ from pathlib import Path
 
 from lsp_server.edit_log import EditLog
 from lsp_server.file_watcher import SERVER_MAX_BYTES, SERVER_MAX_FILES, WorkspaceWatcher
+from lsp_server.heap import give_back_freed_memory
 from lsp_server.project_root import project_root
 from lsp_server.workspace_lines import WorkspaceLines
 
 log = logging.getLogger(__name__)
 
-# Each project's watcher holds up to SERVER_MAX_BYTES of snapshots and its indexes.
-MAX_PROJECTS = 2
+# Each project's watcher holds up to SERVER_MAX_BYTES of snapshots and, for its Python
+# files, an index that costs the server ~7-10 times their size (session 60: Django's
+# 9.7 MB, +64 MB of RSS). Older projects together may keep PROJECTS_MAX_BYTES, checked at
+# each opening: with the newest, at most 30 MB of snapshots, where two projects of
+# SERVER_MAX_BYTES each could hold 40 before.
+MAX_PROJECTS = 8
+PROJECTS_MAX_BYTES = SERVER_MAX_BYTES // 2
 
 
 class WatchedFolders:
@@ -86,14 +95,14 @@ class WatchedFolders:
         root = project_root(document)
         if root is None:
             return
-        if len(self._projects) >= MAX_PROJECTS:
-            paths = [path.absolute() for path in open_documents()]
+        paths: list[Path] | None = None
+        while self._projects and (len(self._projects) >= MAX_PROJECTS
+                                  or sum(w.snapshot_bytes for w in self._projects.values()) > PROJECTS_MAX_BYTES):
+            if paths is None:
+                paths = [path.absolute() for path in open_documents() if path.absolute() != document]
             idle = [old for old, watcher in self._projects.items()
-                    if not any(watcher.covers(path) for path in paths if path != document)]
-            if not idle:
-                log.info("not watching %s: %d projects with open documents are watched already", root, MAX_PROJECTS)
-                return
-            self._forget(idle[0])
+                    if not any(watcher.covers(path) for path in paths)]
+            self._forget(idle[0] if idle else next(iter(self._projects)), has_open_documents=not idle)
         log.info("no workspace folder named: watching %s, the project of %s", root, document.name)
         self._projects[root] = self._start([root])
 
@@ -103,8 +112,9 @@ class WatchedFolders:
         watcher.start()
         return watcher
 
-    def _forget(self, root: Path) -> None:
-        log.info("no longer watching %s (no open document; another project was opened)", root)
+    def _forget(self, root: Path, has_open_documents: bool) -> None:
+        log.info("no longer watching %s (%s; another project was opened)", root,
+                 "the least recently opened" if has_open_documents else "no open document")
         self._stop_in_background(self._projects.pop(root), [root])
 
     def _stop_in_background(self, watcher: WorkspaceWatcher, dropped: list[Path]) -> None:
@@ -114,5 +124,6 @@ class WatchedFolders:
             watcher.stop()  # first: a watcher still indexing would put the groups back
             for root in dropped:
                 self._lines.forget(root)
+            give_back_freed_memory()
 
         threading.Thread(target=stop_and_drop, name="redraft-stop-watcher", daemon=True).start()

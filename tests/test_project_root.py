@@ -5,6 +5,7 @@ from pathlib import Path
 
 import pytest
 
+from lsp_server import watched_folders
 from lsp_server.bench.fim import workspace_indexed
 from lsp_server.bench.lsp_client import LspClient
 from lsp_server.edit_log import EditLog
@@ -81,7 +82,10 @@ def never_listed() -> list[Path]:
     raise AssertionError("the open documents were listed")
 
 
-def test_a_new_project_replaces_the_least_recently_opened_one_without_open_documents(tmp_path: Path) -> None:
+def test_a_new_project_replaces_the_least_recently_opened_one_without_open_documents(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(watched_folders, "MAX_PROJECTS", 2)
     lines = WorkspaceLines()
     watched = WatchedFolders(EditLog(), lines, lambda uri: False)
     projects = [tmp_path / name for name in ("a", "b", "c", "d")]
@@ -99,8 +103,26 @@ def test_a_new_project_replaces_the_least_recently_opened_one_without_open_docum
         watched.opened(documents[2], lambda: [documents[2]])  # nothing open in "b": it goes
         assert watched.roots() == [projects[0], projects[2]]
         assert wait_for(lambda: lines.related(documents[1]) is None, 10.0)  # its indexes dropped
-        watched.opened(documents[3], lambda: [documents[0], documents[2], documents[3]])  # both still open
-        assert watched.roots() == [projects[0], projects[2]]
+        # both still open (a harness that never closes a document): the least recently opened goes
+        watched.opened(documents[3], lambda: [documents[0], documents[2], documents[3]])
+        assert watched.roots() == [projects[2], projects[3]]
+    finally:
+        watched.stop()
+
+
+def test_projects_are_kept_within_a_budget_of_snapshot_bytes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    projects = [tmp_path / name for name in ("a", "b", "c")]
+    documents = [make(project / "setup.py", LOGGER) for project in projects]
+    monkeypatch.setattr(watched_folders, "PROJECTS_MAX_BYTES", 2 * len(LOGGER) - 1)  # under two projects
+    watched = WatchedFolders(EditLog(), WorkspaceLines(), lambda uri: False)
+    try:
+        watched.opened(documents[0], never_listed)
+        assert wait_for(watched.ready, 10.0)
+        watched.opened(documents[1], never_listed)  # under the budget: "a" stays
+        assert wait_for(watched.ready, 10.0)
+        assert watched.roots() == projects[:2]
+        watched.opened(documents[2], lambda: [documents[2]])  # over it: the least recently opened goes
+        assert watched.roots() == projects[1:]
     finally:
         watched.stop()
 
