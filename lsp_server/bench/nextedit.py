@@ -5,8 +5,9 @@ apply hunks 1..k-1 as incremental ``didChange`` events, put the cursor at the en
 last applied hunk, call ``redraft/nextEdit`` and apply ``items[0].edit`` — exactly the
 evaluation's contract. By default the server runs with ``nextEditConfidenceThreshold`` 0
 so every proposal and its confidence is seen; shown rate and precision at each threshold
-are then computed here. That also runs the network on every request, which the served
-default (0.5) skips: ``--threshold 0.5`` measures the latency users get.
+are then computed here. That also runs the network on every request when its measured
+precision is above zero (the served default, 0.5, skips it below that): ``--threshold
+0.5`` measures the latency users get.
 
 - exact: the document after the edit equals the file after hunk k (lines compared with
   trailing whitespace ignored);

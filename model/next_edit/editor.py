@@ -5,7 +5,8 @@ repeated exactly where it applies again (a rename, a call change, a twin line, a
 substitution). Then the network, for candidate lines no pattern covers. Every proposal's
 confidence is the precision its source reached on held-out real edits
 (``calibration.next_edit`` in the model's config.json, written by ``redraft calibrate``);
-the network is not run at all when its measured precision is below the caller's threshold.
+the network is not run at all when its measured precision is below the caller's threshold,
+or zero.
 
 Candidate regions are whole lines chosen cheaply from the newest edits (lines that still
 hold an identifier the user just renamed or removed, lines like the one just edited or
@@ -156,8 +157,11 @@ class NextEditor:
                                   self.precision.get(p.calibration_key, UNCALIBRATED), p.kind)
                      for p in pattern_proposals(lines, history)]
         proposals = [p for p in proposals if p.confidence >= min_confidence]
-        # The network only when it could still add a proposal worth showing.
-        if len(proposals) < limit and self.precision.get(MODEL_KIND, UNCALIBRATED) >= min_confidence:
+        # The network only when it could still add a proposal worth showing: one its measured
+        # precision says is sometimes right (at 0, its proposals were never right on held-out
+        # edits, and asking for every proposal would cost ~1 s a request for nothing).
+        network_precision = self.precision.get(MODEL_KIND, UNCALIBRATED)
+        if len(proposals) < limit and network_precision > 0 and network_precision >= min_confidence:
             covered = {p.start_line for p in proposals}
             proposals += self.rewrite_candidates(lines, history, cursor_line, covered, threshold, should_stop)
         proposals.sort(key=lambda p: -p.confidence)  # stable: patterns stay nearest first

@@ -1,0 +1,37 @@
+from typing import Any
+
+import pytest
+
+from model.next_edit.editor import MODEL_KIND, EditRecord, NextEditor, ProposedEdit
+
+DOCUMENT = "def area(width, height):\n    return width * height\n"
+# A change no edit pattern repeats: only the network could propose something.
+HISTORY = [EditRecord("a.py", 1, "    return width * height\n", "    return width * height / 2\n")]
+
+
+@pytest.fixture(scope="module")
+def editor() -> NextEditor:
+    from model.model_folder import SHIPPED_DIR
+    from model.runtime.serving import load_served_model
+
+    return NextEditor(load_served_model(SHIPPED_DIR))
+
+
+@pytest.mark.parametrize(("precision", "min_confidence", "runs"), [
+    (0.0, 0.0, False),  # never right on held-out edits: not run even when every proposal is asked for
+    (0.2, 0.0, True),
+    (0.2, 0.5, False),  # below the caller's threshold
+])
+def test_the_network_runs_only_when_its_measured_precision_could_reach_the_threshold(
+    editor: NextEditor, monkeypatch: pytest.MonkeyPatch, precision: float, min_confidence: float, runs: bool
+) -> None:
+    calls: list[Any] = []
+
+    def rewrite_candidates(*args: Any) -> list[ProposedEdit]:
+        calls.append(args)
+        return []
+
+    monkeypatch.setattr(editor, "rewrite_candidates", rewrite_candidates)
+    monkeypatch.setitem(editor.precision, MODEL_KIND, precision)
+    assert editor.propose(DOCUMENT, HISTORY, 1, min_confidence=min_confidence) == []
+    assert bool(calls) == runs
