@@ -60,3 +60,13 @@ def test_a_package_with_many_cases_weighs_as_much_as_the_cap_allows() -> None:
     # `big` counts as CASES_PER_PACKAGE cases, not 50.
     assert tally.weighted_proposed == pytest.approx(CASES_PER_PACKAGE + 1)
     assert tally.precision == pytest.approx(CASES_PER_PACKAGE / (CASES_PER_PACKAGE + 1 + 2))
+
+
+def test_a_repeated_change_s_proposals_are_measured_apart_and_in_the_bucket_of_their_kind() -> None:
+    # `+ 1` → `* 1` on three lines: with the first as history, the second is proposed once;
+    # with the first two, the third is proposed again (and one pair's two cases are that).
+    old = "a = x + 1\n\nb = x + 1\n\nc = x + 1\n"
+    pair = EditPair("m.py", old, old.replace("+", "*"))
+    tallies = measure_patterns([pair], cases_per_pair=2, directions=(False,))
+    assert (tallies["substitution:near:again"].proposed, tallies["substitution:near:again"].exact) == (1, 1)
+    assert (tallies["substitution:near"].proposed, tallies["substitution:near"].exact) == (2, 2)  # both

@@ -13,6 +13,7 @@ from model.next_edit.edit_patterns import (
     net_change,
     pattern_edits,
     previous_change,
+    repeats_previous,
     travel,
 )
 from model.next_edit.editor import EditRecord, pattern_proposals
@@ -208,3 +209,32 @@ def test_a_line_too_long_to_be_code_is_left_to_itself() -> None:
     edits = pattern_edits(["x = a is None\n", long_line, "z = c == None\n"],
                           Change(0, "x = a == None\n", "x = a is None\n"), "m.py")
     assert [(e.start_line, e.new_text) for e in edits] == [(2, "z = c is None\n")]
+
+
+def test_a_change_that_repeats_the_one_before_it_is_told_apart() -> None:
+    first = Change(2, "    x = fetch(url)\n", "    x = fetch(url, timeout=5)\n")
+    same = Change(5, "  y = fetch(url)  \n", "  y = fetch(url, timeout=5)  \n")  # its own indentation
+    other = Change(5, "  y = fetch(url)\n", "  y = fetch(url, retries=2)\n")
+    assert repeats_previous([first, same])
+    assert not repeats_previous([first, other])
+    assert not repeats_previous([same])  # nothing before it
+    # keystrokes on one line are one change, both for the newest and the one before
+    typed = [Change(5, "  y = fetch(url)\n", "  y = fetch(url, t)\n"),
+             Change(5, "  y = fetch(url, t)\n", "  y = fetch(url, timeout=5)\n")]
+    assert repeats_previous([first, *typed])
+    assert not repeats_previous(typed)
+
+
+def test_repeating_a_change_puts_its_proposals_in_buckets_of_their_own_except_a_rename_s() -> None:
+    text = "a = fetch(url, timeout=5)\nb = fetch(other)\nc = fetch(third)\n"
+    history = [EditRecord("m.py", 0, "a = fetch(url)\n", "a = fetch(url, timeout=5)\n")]
+    once = pattern_proposals(lines_of(text), history)
+    assert [e.calibration_key for e in once] == ["call_site:near"]  # both calls, one edit
+    text = "a = fetch(url, timeout=5)\nb = fetch(other, timeout=5)\nc = fetch(third)\n"
+    history.append(EditRecord("m.py", 1, "b = fetch(other)\n", "b = fetch(other, timeout=5)\n"))
+    again = pattern_proposals(lines_of(text), history)
+    assert [(e.start_line, e.calibration_key) for e in again] == [(2, "call_site:near:again")]
+    text = "def f(n):\n    a = n + 1\n    b = count * 2\n    return count\n"
+    history = [EditRecord("m.py", 0, "def f(count):\n", "def f(n):\n"),
+               EditRecord("m.py", 1, "    a = count + 1\n", "    a = n + 1\n")]
+    assert {e.calibration_key for e in pattern_proposals(lines_of(text), history)} == {"rename:near"}

@@ -119,8 +119,10 @@ def measure_patterns(pairs: list[EditPair], cases_per_pair: int = 3, seed: int =
                 if not proposals or (proposals[0].lines_away < 0) != bottom_up:
                     continue  # on the side the replay has finished: nothing there can be right
                 top = proposals[0]
-                as_proposed = ProposedEdit(top.start_line, top.end_line, top.new_text, 0.0, top.kind)
-                outcomes.append((package_of(pair), top.calibration_key, is_exact(case, as_proposed)))
+                exact = is_exact(case, ProposedEdit(top.start_line, top.end_line, top.new_text, 0.0, top.kind))
+                # The bucket without "again" pools both; the "again" bucket is measured apart.
+                for key in dict.fromkeys((top.base_key, top.calibration_key)):
+                    outcomes.append((package_of(pair), key, exact))
     tallies: dict[str, Tally] = defaultdict(Tally)
     for package, key, exact in outcomes:
         tallies[key].add(exact, min(1.0, CASES_PER_PACKAGE / cases_in[package]))
@@ -160,10 +162,10 @@ def calibrate_next_edit(model_dir: Path, corpus_dir: Path, network_cases: int = 
                "weighted_exact": round(tallies[kind].weighted_exact, 1)}
         for kind in (*CALIBRATION_KEYS, MODEL_KIND)
     })
-    rows = [f"{'source':>21} {'proposed':>9} {'exact':>6} {'weighted':>17} {'precision':>10}"]
+    rows = [f"{'source':>26} {'proposed':>9} {'exact':>6} {'weighted':>17} {'precision':>10}"]
     for kind in (*CALIBRATION_KEYS, MODEL_KIND):
         tally = tallies[kind]
         weighted = f"{tally.weighted_exact:.1f} / {tally.weighted_proposed:.1f}"
-        rows.append(f"{kind:>21} {tally.proposed:9d} {tally.exact:6d} {weighted:>17} {tally.precision:10.1%}")
+        rows.append(f"{kind:>26} {tally.proposed:9d} {tally.exact:6d} {weighted:>17} {tally.precision:10.1%}")
     return (f"{len(all_pairs)} real file pairs (patterns; a package's cases weigh at most {CASES_PER_PACKAGE}), "
             "dev pairs only for the network:\n" + "\n".join(rows))

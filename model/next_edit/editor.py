@@ -20,7 +20,7 @@ from __future__ import annotations
 import difflib
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -40,6 +40,7 @@ from model.next_edit.edit_patterns import (
     PatternEdit,
     net_change,
     pattern_edits,
+    repeats_previous,
     travel,
     twins_of_previous_change,
 )
@@ -89,7 +90,8 @@ def pattern_proposals(lines: list[str], history: list[EditRecord]) -> list[Patte
     paths = [r.path for r in history if r.in_document]
     edits = pattern_edits(lines, change, paths[-1], changes[:-1]) or twins_of_previous_change(lines, changes)
     way = travel(changes)
-    return [edit for edit in edits
+    again = repeats_previous(changes)
+    return [replace(edit, again=again) for edit in edits
             if way == 0 or edit.lines_away == 0 or (edit.lines_away > 0) == (way > 0) or edit.in_function]
 
 
@@ -145,6 +147,12 @@ class NextEditor:
             if isinstance(entry, dict) and isinstance(entry.get("precision"), int | float):
                 self.precision[kind] = float(entry["precision"])
 
+    def precision_of(self, edit: PatternEdit) -> float:
+        """The measured precision of the edit's bucket; a model folder calibrated before
+        buckets were split by ``again`` (session 60) has only the bucket without it."""
+        precision = self.precision.get(edit.calibration_key)
+        return precision if precision is not None else self.precision.get(edit.base_key, UNCALIBRATED)
+
     def propose(
         self, text: str, history: list[EditRecord], cursor_line: int, limit: int = 3,
         threshold: float = 0.9, should_stop: Callable[[], bool] = lambda: False, min_confidence: float = 0.0,
@@ -153,8 +161,7 @@ class NextEditor:
         lines = lsp_lines_with_ends(text)
         if not lines:
             return []
-        proposals = [ProposedEdit(p.start_line, p.end_line, p.new_text,
-                                  self.precision.get(p.calibration_key, UNCALIBRATED), p.kind)
+        proposals = [ProposedEdit(p.start_line, p.end_line, p.new_text, self.precision_of(p), p.kind)
                      for p in pattern_proposals(lines, history)]
         proposals = [p for p in proposals if p.confidence >= min_confidence]
         # The network only when it could still add a proposal worth showing: one its measured

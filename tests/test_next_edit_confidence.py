@@ -1,7 +1,10 @@
+"""A next-edit proposal's confidence: its bucket's measured precision, and when the network is run."""
+
 from typing import Any
 
 import pytest
 
+from model.next_edit.edit_patterns import CALL_SITE, PatternEdit
 from model.next_edit.editor import MODEL_KIND, EditRecord, NextEditor, ProposedEdit
 
 DOCUMENT = "def area(width, height):\n    return width * height\n"
@@ -35,3 +38,13 @@ def test_the_network_runs_only_when_its_measured_precision_could_reach_the_thres
     monkeypatch.setitem(editor.precision, MODEL_KIND, precision)
     assert editor.propose(DOCUMENT, HISTORY, 1, min_confidence=min_confidence) == []
     assert bool(calls) == runs
+
+
+def test_a_folder_calibrated_before_the_again_buckets_uses_the_bucket_without_it(
+    editor: NextEditor, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    edit = PatternEdit(3, 4, "b = fetch(other, timeout=5)\n", CALL_SITE, lines_away=1, again=True)
+    monkeypatch.setattr(editor, "precision", {"call_site:near": 0.65})
+    assert editor.precision_of(edit) == 0.65
+    monkeypatch.setattr(editor, "precision", {"call_site:near": 0.65, "call_site:near:again": 0.76})
+    assert editor.precision_of(edit) == 0.76
