@@ -5,7 +5,8 @@ name still used below, the same argument added at the next call, the twin of a d
 rewritten line. These patterns are read off the edit log exactly (token diffs of the
 newest change), so they are proposed at once and never invented; the network handles what
 no pattern explains. Each proposal carries its ``kind``; its confidence is the precision
-that kind reached on held-out real edits (``NextEditCalibration``).
+that kind reached on held-out real edits (``next_edit/calibrate.py``), at its distance from
+the change, and apart when the change repeats the one before it (``repeats_previous``).
 
 Kinds:
 - ``rename``: one identifier replaced by another (every changed token in the edit is that
