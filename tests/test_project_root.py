@@ -82,7 +82,7 @@ def never_listed() -> list[Path]:
     raise AssertionError("the open documents were listed")
 
 
-def test_a_new_project_replaces_the_least_recently_opened_one_without_open_documents(
+def test_a_new_project_replaces_the_least_recently_opened_one_preferring_one_without_open_documents(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(watched_folders, "MAX_PROJECTS", 2)

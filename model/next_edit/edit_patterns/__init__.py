@@ -162,7 +162,8 @@ def previous_change(changes: list[Change]) -> Change | None:
 def repeats_previous(changes: list[Change]) -> bool:
     """The newest change made the same token replacements as the change before it: the
     person is repeating a change, and the same pattern's next place is likely the next edit
-    (replayed commit hunks, session 60: a proposal's precision 73% when so, 39% when not)."""
+    (session 60: replayed, near proposals were right 70-79% of the time when so,
+    40-63% when not)."""
     previous, newest = previous_change(changes), net_change(changes)
     if previous is None or newest is None:
         return False
