@@ -9,7 +9,6 @@ went. ``malloc_trim`` hands the free pages back; elsewhere than glibc it does no
 from __future__ import annotations
 
 import ctypes
-import ctypes.util
 import logging
 from collections.abc import Callable
 
@@ -17,10 +16,11 @@ log = logging.getLogger(__name__)
 
 
 def _find_malloc_trim() -> Callable[[int], int] | None:
+    # The process's own symbols, where the C library already is: ctypes.util.find_library
+    # would run ldconfig in a subprocess at every server start (~5 ms).
     try:
-        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
-        trim: Callable[[int], int] = libc.malloc_trim
-    except (OSError, AttributeError):
+        trim: Callable[[int], int] = ctypes.CDLL(None).malloc_trim
+    except (OSError, AttributeError, TypeError):  # not glibc, or no symbols of the process
         return None
     return trim
 
