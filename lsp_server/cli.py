@@ -213,6 +213,10 @@ def build_parser() -> argparse.ArgumentParser:
     nextedit.add_argument("--threshold", type=float, default=0.0,
                           help="nextEditConfidenceThreshold sent to the server (0: see every proposal; "
                                "0.5, the default the server serves, measures the served latency)")
+    nextedit.add_argument("--hunk-context", type=int, default=0, metavar="N",
+                          help="cut hunks as git diff -U<N> does (changes up to 2N lines apart are one "
+                               "hunk, with N unchanged lines around it); default 0: each run of changed "
+                               "lines is a hunk")
     rename = suites.add_parser("rename", help="one use of a name renamed by hand, then the next edit asked for")
     rename.add_argument("folder", type=Path, help="a folder of Python files (all of them, recursively)")
     rename.add_argument("--limit", type=int, default=300, help="renames, drawn at random")

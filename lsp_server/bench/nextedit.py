@@ -16,6 +16,11 @@ precision is above zero (the served default, 0.5, skips it below that): ``--thre
 ``--bottom-up``: the hunks after hunk k are applied instead, from the last one up, with the
 cursor after the last applied (hunk k+1): a release diff does not say in which order its
 hunks were made, and a proposal above the change can only be right this way.
+
+``--hunk-context N``: hunks cut as ``git diff -U<N>`` cuts them (changes at most 2N
+unchanged lines apart are one hunk, with up to N unchanged lines around it), each applied
+as one ``didChange`` over its whole range, the cursor at the end of its last line. By
+default each run of changed lines is a hunk.
 """
 
 from __future__ import annotations
@@ -75,8 +80,9 @@ def _cursor_after(hunk: Hunk) -> dict[str, int]:
     return {"line": hunk.start + len(hunk.new_lines) - 1, "character": len(last.encode("utf-16-le")) // 2}
 
 
-async def _case(client: LspClient, uri: str, pair: EditPair, k: int, bottom_up: bool) -> NextEditOutcome:
-    applied, target = replay(line_hunks(pair.old, pair.new), k, bottom_up)
+async def _case(client: LspClient, uri: str, pair: EditPair, k: int, bottom_up: bool,
+                hunk_context: int) -> NextEditOutcome:
+    applied, target = replay(line_hunks(pair.old, pair.new, hunk_context), k, bottom_up)
     lines = pair.old.splitlines(keepends=True)
     await client.did_open(uri, pair.old)
     for version, hunk in enumerate(applied, start=2):
@@ -103,7 +109,7 @@ async def _case(client: LspClient, uri: str, pair: EditPair, k: int, bottom_up: 
 
 
 async def _run(pairs: list[EditPair], cases_per_pair: int, command: list[str], seed: int,
-               threshold: float, bottom_up: bool) -> NextEditReport:
+               threshold: float, bottom_up: bool, hunk_context: int) -> NextEditReport:
     rng = random.Random(seed)
     report = NextEditReport()
     async with LspClient(command, timeout=120) as client:
@@ -112,20 +118,22 @@ async def _run(pairs: list[EditPair], cases_per_pair: int, command: list[str], s
         await client.initialized()
         n = 0
         for pair in pairs:
-            hunks = line_hunks(pair.old, pair.new)
+            hunks = line_hunks(pair.old, pair.new, hunk_context)
             if len(hunks) < 2:
                 continue
             targets = replay_targets(hunks, bottom_up)
             for k in rng.sample(targets, min(cases_per_pair, len(targets))):
                 n += 1
                 uri = f"file:///bench/{n}/{Path(pair.path).name}"
-                report.outcomes.append(await _case(client, uri, pair, k, bottom_up))
+                report.outcomes.append(await _case(client, uri, pair, k, bottom_up, hunk_context))
     return report
 
 
 def run_nextedit_bench(data: Path, limit: int | None, cases_per_pair: int, command: list[str],
-                       seed: int = 0, threshold: float = 0.0, bottom_up: bool = False) -> NextEditReport:
-    return asyncio.run(_run(read_pairs(data, limit), cases_per_pair, command, seed, threshold, bottom_up))
+                       seed: int = 0, threshold: float = 0.0, bottom_up: bool = False,
+                       hunk_context: int = 0) -> NextEditReport:
+    return asyncio.run(_run(read_pairs(data, limit), cases_per_pair, command, seed, threshold, bottom_up,
+                            hunk_context))
 
 
 def format_nextedit(report: NextEditReport) -> str:

@@ -62,7 +62,8 @@ def bench(args: argparse.Namespace) -> int:
         from lsp_server.bench.nextedit import format_nextedit, run_nextedit_bench
 
         print(format_nextedit(run_nextedit_bench(args.data, args.limit, args.cases_per_pair, command,
-                                                 threshold=args.threshold, bottom_up=args.bottom_up)))
+                                                 threshold=args.threshold, bottom_up=args.bottom_up,
+                                                 hunk_context=args.hunk_context)))
         return 0
 
     from lsp_server.bench.fim import AUTOMATIC, INVOKED, format_report, held_out_cases, run_fim_bench

@@ -58,14 +58,26 @@ class SyntheticKind(enum.Enum):
     DELETE_TWIN = "delete_twin"
 
 
-def line_hunks(old: str, new: str) -> list[Hunk]:
+def line_hunks(old: str, new: str, context: int = 0) -> list[Hunk]:
+    """The hunks that turn ``old`` into ``new``. With ``context`` 0, each run of changed
+    lines is a hunk. Otherwise hunks are cut as ``git diff -U<context>`` cuts them: changes
+    at most 2 × ``context`` unchanged lines apart are one hunk, which also holds up to
+    ``context`` unchanged lines on either side."""
     old_lines, new_lines = old.splitlines(keepends=True), new.splitlines(keepends=True)
     matcher = difflib.SequenceMatcher(a=old_lines, b=new_lines, autojunk=False)
-    return [
-        Hunk(j1, old_lines[i1:i2], new_lines[j1:j2])
-        for tag, i1, i2, j1, j2 in matcher.get_opcodes()
-        if tag != "equal"
-    ]
+    if context == 0:
+        return [
+            Hunk(j1, old_lines[i1:i2], new_lines[j1:j2])
+            for tag, i1, i2, j1, j2 in matcher.get_opcodes()
+            if tag != "equal"
+        ]
+    hunks = []
+    for group in matcher.get_grouped_opcodes(context):
+        if all(tag == "equal" for tag, *_ in group):  # nothing changed
+            continue
+        (_, i1, _, j1, _), (_, _, i2, _, j2) = group[0], group[-1]
+        hunks.append(Hunk(j1, old_lines[i1:i2], new_lines[j1:j2]))
+    return hunks
 
 
 def replay_targets(hunks: list[Hunk], bottom_up: bool) -> range:
