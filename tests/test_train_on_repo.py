@@ -70,6 +70,9 @@ def test_fine_tuning_exports_a_working_model_and_leaves_the_repository_alone(tmp
     assert done.returncode == 0, done.stderr
     assert "held-out fim loss" in done.stdout.lower() or "diffusion loss" in done.stdout, done.stdout
     assert f"redraft --model {export} serve" in done.stdout
+    # The int8 graph's smoothing is measured for the new weights (kept only if it helps).
+    assert "int8 smoothing: scales from" in done.stdout, done.stdout
+    assert (export / "int8_scales.safetensors").is_file() == ("none kept" not in done.stdout)
     assert tree_digest(repo) == before  # nothing written in the repository, .git included
     tuned = load_model(export)
     assert "next_edit" in tuned.metadata["calibration"]  # carried over from the starting model
