@@ -60,6 +60,22 @@ def test_the_repository_corpus_respects_gitignore_and_reads_history(tmp_path: Pa
     assert len(pairs) == 2 and {p["path"] for p in pairs} == {"pkg/shapes.py"}
 
 
+def test_a_held_out_file_keeps_its_history_out_of_training(tmp_path: Path) -> None:
+    repo = tmp_path / "project"
+    make_repo(repo)
+    for seed in range(8):  # shapes.py, the file with a history, is held out under some seeds
+        out = tmp_path / f"corpus{seed}"
+        build_repo_corpus(repo, out, seed=seed)
+        held_out = {json.loads(line)["path"] for line in (out / "dev.jsonl").read_text().splitlines()}
+        trained = [json.loads(line)["path"] for line in (out / "edits_train.jsonl").read_text().splitlines()]
+        kept = [json.loads(line)["path"] for line in (out / "edits_dev.jsonl").read_text().splitlines()]
+        assert not held_out & set(trained)
+        if "pkg/shapes.py" in held_out:
+            assert kept == ["pkg/shapes.py", "pkg/shapes.py"]
+            return
+    raise AssertionError("no seed held out the file with a history")
+
+
 def test_fine_tuning_exports_a_working_model_and_leaves_the_repository_alone(tmp_path: Path) -> None:
     repo, export = tmp_path / "project", tmp_path / "tuned"
     make_repo(repo)

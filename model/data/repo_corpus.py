@@ -98,11 +98,16 @@ def build_repo_corpus(root: Path, out_dir: Path, seed: int = 0) -> dict[str, int
     rng.shuffle(pairs)
     # At least one file held out (when there are two), so the dev loss always exists.
     dev_files = max(1 if len(sources) > 1 else 0, int(len(sources) * DEV_SHARE))
-    dev_pairs = int(len(pairs) * DEV_SHARE)
+    # A held-out file's history is held out with it: its versions in training pairs would
+    # put its text in training, and the held-out losses would flatter the fine-tune.
+    held_out = {source.path for source in sources[:dev_files]}
+    apart = [pair for pair in pairs if pair.path not in held_out]
+    dev_pairs = int(len(apart) * DEV_SHARE)
     out_dir.mkdir(parents=True, exist_ok=True)
     splits: dict[str, list[SourceFile] | list[EditPair]] = {
         "train.jsonl": sources[dev_files:], "dev.jsonl": sources[:dev_files],
-        "edits_train.jsonl": pairs[dev_pairs:], "edits_dev.jsonl": pairs[:dev_pairs]}
+        "edits_train.jsonl": apart[dev_pairs:],
+        "edits_dev.jsonl": apart[:dev_pairs] + [pair for pair in pairs if pair.path in held_out]}
     for name, records in splits.items():
         with open(out_dir / name, "w") as handle:
             for record in records:
