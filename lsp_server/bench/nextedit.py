@@ -80,9 +80,9 @@ def _cursor_after(hunk: Hunk) -> dict[str, int]:
     return {"line": hunk.start + len(hunk.new_lines) - 1, "character": len(last.encode("utf-16-le")) // 2}
 
 
-async def _case(client: LspClient, uri: str, pair: EditPair, k: int, bottom_up: bool,
-                hunk_context: int) -> NextEditOutcome:
-    applied, target = replay(line_hunks(pair.old, pair.new, hunk_context), k, bottom_up)
+async def _case(client: LspClient, uri: str, pair: EditPair, hunks: list[Hunk], k: int,
+                bottom_up: bool) -> NextEditOutcome:
+    applied, target = replay(hunks, k, bottom_up)
     lines = pair.old.splitlines(keepends=True)
     await client.did_open(uri, pair.old)
     for version, hunk in enumerate(applied, start=2):
@@ -125,7 +125,7 @@ async def _run(pairs: list[EditPair], cases_per_pair: int, command: list[str], s
             for k in rng.sample(targets, min(cases_per_pair, len(targets))):
                 n += 1
                 uri = f"file:///bench/{n}/{Path(pair.path).name}"
-                report.outcomes.append(await _case(client, uri, pair, k, bottom_up, hunk_context))
+                report.outcomes.append(await _case(client, uri, pair, hunks, k, bottom_up))
     return report
 
 
