@@ -91,6 +91,9 @@ def build_parser() -> argparse.ArgumentParser:
                             "masked whole for --distill-fraction of the FIM examples")
     train.add_argument("--distill-fraction", type=float, default=0.3,
                        help="share of FIM examples drawn from --distill-file (default 0.3)")
+    train.add_argument("--compile", action="store_true",
+                       help="torch.compile the training pass, its batches padded to fixed shapes (~1.5x the "
+                            "tokens a second here, after about a minute of compiling)")
     train.add_argument("--init-from", type=Path,
                        help="warm-start from a model folder; a run's stable/ folder also brings its optimizer "
                             "state and continues at the peak learning rate (no warmup)")

@@ -167,12 +167,15 @@ class DiffusionEditor(nn.Module):
 
     def _run(
         self, ids: Tensor, start: int, mask: Tensor | None, cache: KVCache | None,
-        room_at: int | None = None, positions: Tensor | None = None,
+        room_at: int | None = None, positions: Tensor | None = None, positions_end: int | None = None,
     ) -> tuple[Tensor, KVCache]:
         """``positions``: each row's own (the rows of a beam search's tree,
-        ``next_tokens_logits``), instead of ``start`` onwards."""
+        ``next_tokens_logits``), instead of ``start`` onwards; ``positions_end``, when the
+        caller knows it from shapes alone, is past the largest of them (reading it from the
+        tensor stops ``torch.compile``'s graph there)."""
         if positions is not None:
-            cos, sin = self._rope(0, int(positions.max()) + 1, ids.device)
+            end = int(positions.max()) + 1 if positions_end is None else positions_end
+            cos, sin = self._rope(0, end, ids.device)
             rope = cos[positions], sin[positions]
         else:
             rope = self._rope(start, ids.shape[1], ids.device)
@@ -200,7 +203,9 @@ class DiffusionEditor(nn.Module):
         ctx, device = context.shape[1], context.device
         positions = torch.cat([torch.arange(ctx + canvas.shape[1], device=device),
                                ctx - 1 + torch.arange(written.shape[1], device=device)])
-        hidden, _ = self._run(torch.cat([context, canvas, written], dim=1), 0, mask, None, positions=positions)
+        end = max(ctx + canvas.shape[1], ctx - 1 + written.shape[1])
+        hidden, _ = self._run(torch.cat([context, canvas, written], dim=1), 0, mask, None, positions=positions,
+                              positions_end=end)
         return hidden
 
     def encode_context(self, ids: Tensor, cache: KVCache | None = None) -> KVCache:

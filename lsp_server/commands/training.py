@@ -44,6 +44,7 @@ def train(args: argparse.Namespace) -> int:
         context_loss_weight=args.context_loss_weight,
         written_loss_weight=args.written_loss_weight,
         full_mask_fraction=args.full_mask_fraction,
+        compile=args.compile,
         distill_file=args.distill_file,
         distill_fraction=args.distill_fraction if args.distill_file is not None else 0.0,
         eval_every=max(1, min(250, args.steps or 20_000)),

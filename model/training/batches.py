@@ -7,10 +7,11 @@ import itertools
 import random
 from collections import Counter
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 import torch
+import torch.nn.functional as F
 from torch import Tensor
 
 from model.data.corpus import SourceFile
@@ -45,6 +46,20 @@ class Batch:
 
         return Batch(self.context.to(device), self.context_valid.to(device), self.targets.to(device),
                      moved(self.written), moved(self.written_valid), moved(self.full_mask))
+
+    def padded_to(self, context: int, written: int, pad_id: int) -> Batch:
+        """The same examples with the context left-padded to at least ``context`` positions and
+        what the head writes right-padded to at least ``written``, none of it valid: the same
+        losses, in shapes that stay put from batch to batch (a compiled pass is compiled again
+        for every new shape)."""
+        extra = max(0, context - self.context.shape[1])
+        padded = replace(self, context=F.pad(self.context, (extra, 0), value=pad_id),
+                         context_valid=F.pad(self.context_valid, (extra, 0), value=False))
+        if self.written is None or self.written_valid is None:
+            return padded
+        extra = max(0, written - self.written.shape[1])
+        return replace(padded, written=F.pad(self.written, (0, extra), value=pad_id),
+                       written_valid=F.pad(self.written_valid, (0, extra), value=False))
 
 
 @dataclass(frozen=True)

@@ -187,6 +187,12 @@ def train(config: TrainConfig, tokenizer: CodeTokenizer) -> dict[str, float]:
         raise ValueError("tokenizer and network disagree on the vocabulary size")
     core.to(device).train()
     network: torch.nn.Module = DistributedDataParallel(core) if world > 1 else core
+    if config.compile:
+        log.info("compiling the training pass: the first steps take about a minute longer")
+        # Batches are padded to fixed shapes below, so each canvas size is compiled once; with
+        # shapes left free, attention's kernel was specialised and compiled again for every
+        # context length (eight times, then no more: the rest ran eager).
+        network = torch.compile(network)  # type: ignore[assignment]
     decay = [p for n, p in core.named_parameters() if p.dim() >= 2]
     no_decay = [p for n, p in core.named_parameters() if p.dim() < 2]
     optimizer = torch.optim.AdamW(
@@ -244,6 +250,10 @@ def train(config: TrainConfig, tokenizer: CodeTokenizer) -> dict[str, float]:
             run.save(core, optimizer, tokenizer, step, tokens, config.run_dir / STABLE_DIR)
             log.info("cooldown starts: the weights before it are in %s", config.run_dir / STABLE_DIR)
         batch = next(stream)
+        batch_tokens = batch.context.numel() + batch.targets.numel()
+        batch_tokens += 0 if batch.written is None else batch.written.numel()
+        if config.compile:  # a canvas size is then one shape, compiled once
+            batch = batch.padded_to(config.context_tokens, config.written_tokens, tokenizer.pad_id)
         batch = batch.to(device)
         for group in optimizer.param_groups:
             group["lr"] = learning_rate(step, config)
@@ -255,8 +265,6 @@ def train(config: TrainConfig, tokenizer: CodeTokenizer) -> dict[str, float]:
         torch.nn.utils.clip_grad_norm_(core.parameters(), 1.0)
         optimizer.step()
         step += 1
-        batch_tokens = batch.context.numel() + batch.targets.numel()
-        batch_tokens += 0 if batch.written is None else batch.written.numel()
         tokens += batch_tokens * world
         window_tokens += batch_tokens * world
         window_steps += 1
