@@ -190,8 +190,8 @@ def train(config: TrainConfig, tokenizer: CodeTokenizer) -> dict[str, float]:
     if config.compile:
         log.info("compiling the training pass: the first steps take about a minute longer")
         # Batches are padded to fixed shapes below, so each canvas size is compiled once; with
-        # shapes left free, attention's kernel was specialised and compiled again for every
-        # context length (eight times, then no more: the rest ran eager).
+        # shapes left free (dynamic=True), the graph was specialised and compiled again for
+        # every context length (eight times, then no more: the rest ran eager).
         network = torch.compile(network)  # type: ignore[assignment]
     decay = [p for n, p in core.named_parameters() if p.dim() >= 2]
     no_decay = [p for n, p in core.named_parameters() if p.dim() < 2]
