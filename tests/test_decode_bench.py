@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from lsp_server.cli import main
-from model.bench.decode import AS_YOU_TYPE, AS_YOU_TYPE_MAX_STEPS, DECODERS, NEXT_TOKEN_HEAD, dev_cases
+from model.bench.decode import AS_YOU_TYPE, AS_YOU_TYPE_MAX_STEPS, DECODERS, NEXT_TOKEN_HEAD, OVER_LENGTHS, dev_cases
 
 ALL_AT_ONCE = "τ=0, length first (all in one pass)"
 
@@ -58,8 +58,9 @@ def test_bench_decode_on_held_out_spans_prints_a_row_per_decoder(
     write_corpus(corpus)
     assert main(["bench", "decode", "--dev", str(corpus), "--limit", "2", "--canvas", "16"]) == 0
     rows = capsys.readouterr().out.splitlines()[2:]
-    assert [row[:42].strip() for row in rows] == [decoder.name for decoder in DECODERS] + [NEXT_TOKEN_HEAD]
-    left_to_right, all_at_once = rows[-2].split(), rows[[d.name for d in DECODERS].index(ALL_AT_ONCE)].split()
+    assert [row[:42].strip() for row in rows] == [decoder.name for decoder in DECODERS] + [OVER_LENGTHS,
+                                                                                           NEXT_TOKEN_HEAD]
+    left_to_right, all_at_once = rows[-3].split(), rows[[d.name for d in DECODERS].index(ALL_AT_ONCE)].split()
     assert left_to_right[-7] == "2" and left_to_right[-5] == "1.00"  # cases, tokens per pass
     head = rows[-1].split()
     # At most one token of the line per pass, by construction (a pass writes a token of every beam).
@@ -67,6 +68,11 @@ def test_bench_decode_on_held_out_spans_prints_a_row_per_decoder(
     # Everything committed in the first pass: as many tokens per pass as per answer, and
     # the whole 16-position canvas in that one pass.
     assert all_at_once[-5] == all_at_once[-2] and all_at_once[-1] == "16.00"
+    # One pass over lengths: as many tokens per pass as per answer, at most 15 + 1 in a
+    # canvas of 16, the whole canvas decided in that pass.
+    over_lengths = rows[-2].split()
+    assert over_lengths[-7] == "2" and over_lengths[-5] == over_lengths[-2] and 2 <= float(over_lengths[-5]) <= 16
+    assert over_lengths[-1] == "16.00"
     capped = rows[[d.name for d in DECODERS].index(AS_YOU_TYPE)].split()
     assert float(capped[-1]) >= 16 / AS_YOU_TYPE_MAX_STEPS  # at most that many passes per case
 

@@ -23,6 +23,7 @@ from model.fim.left_to_right import CONFIG_KEY as LEFT_TO_RIGHT_KEY
 from model.fim.left_to_right import FEATURE_NAMES as LEFT_TO_RIGHT_FEATURES
 from model.fim.left_to_right import KIND as LEFT_TO_RIGHT
 from model.fim.left_to_right import Written, write_lines
+from model.fim.length_candidates import LengthAnswer, candidate_lengths, choose, fill_over_lengths, rows_for
 from model.fim.line_continuation import Continuation
 from model.fim.pattern_candidates import PatternCandidates, source_texts
 from model.fim.recent_contexts import RecentContexts, common_length
@@ -237,6 +238,15 @@ class FimCompleter:
         run = denoise(self.network, room, self.tokenizer.mask_id, self.end_ids, one_pass)
         assert run.first_pass is not None  # nothing was forced
         return run.first_pass
+
+    def over_lengths(self, prefix: str, suffix: str, canvas_size: int = 32) -> LengthAnswer:
+        """The canvas decided in one pass over candidate lengths (``length_candidates.py``):
+        for the decode bench."""
+        lengths = candidate_lengths(canvas_size)
+        ids, room = self.prepare(prefix, suffix, rows_for(lengths))
+        candidates = fill_over_lengths(self.network, room, self.tokenizer, lengths)
+        self._cached_ids, self._cache = ids, room.context_cache()
+        return choose(candidates, self.tokenizer, prefix, suffix)
 
     def written_lines(self, prefix: str, suffix: str) -> list[Written]:
         """The cursor's lines as the next-token head's beam search finishes them
