@@ -34,6 +34,17 @@ def parse_location(spec: str) -> tuple[Path, int, int]:
         raise argparse.ArgumentTypeError(f"expected PATH:LINE:COL (1-based), got {spec!r}") from None
 
 
+def canvas_size(text: str) -> int:
+    """A canvas holds at least a token and the end of the middle."""
+    try:
+        size = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number of canvas positions, got {text!r}") from None
+    if size < 2:
+        raise argparse.ArgumentTypeError(f"a canvas needs at least 2 positions (a token and the end), got {size}")
+    return size
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="redraft", description="Local diffusion-model code suggestions over LSP.")
     parser.add_argument("-v", "--verbose", action="count", default=0, help="more logging (-vv for debug)")
@@ -235,7 +246,7 @@ def build_parser() -> argparse.ArgumentParser:
     cases.add_argument("--data", type=Path, help="a HumanEval-infilling .jsonl.gz")
     cases.add_argument("--dev", type=Path, help="held-out spans cut from a corpus .jsonl (as `redraft calibrate`)")
     decode.add_argument("--limit", type=int, default=100, help="first N cases only")
-    decode.add_argument("--canvas", type=int, default=32, help="canvas tokens")
+    decode.add_argument("--canvas", type=canvas_size, default=32, help="canvas tokens (at least 2)")
     return parser
 
 

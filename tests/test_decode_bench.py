@@ -84,3 +84,15 @@ def test_the_as_you_type_row_uses_the_servers_default_cap() -> None:
     assert ServerOptions().automatic_max_steps == AS_YOU_TYPE_MAX_STEPS
     # Invoked requests too: their confidences come from the same calibrators.
     assert ServerOptions().max_steps == AS_YOU_TYPE_MAX_STEPS
+
+
+@pytest.mark.parametrize("canvas", ["1", "0", "many"])
+def test_a_canvas_too_small_to_hold_a_token_and_its_end_is_refused_clearly(
+    canvas: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit) as exit_info:
+        main(["bench", "decode", "--dev", "unused.jsonl", "--canvas", canvas])
+    assert exit_info.value.code == 2
+    err = capsys.readouterr().err
+    assert "--canvas" in err and ("at least 2 positions" in err or "expected a number" in err)
+    assert "Traceback" not in err
