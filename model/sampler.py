@@ -82,11 +82,11 @@ def select_commits(probs: np.ndarray, rule: CommitRule, threshold: float) -> np.
     return chosen if chosen.size else best
 
 
-def without_mask(distribution: np.ndarray, mask_id: int) -> np.ndarray:
-    """``distribution`` (rows, vocab) renormalised without the mask token, which is never
-    an answer (in place)."""
-    kept = 1.0 - distribution[:, mask_id]
-    distribution[:, mask_id] = 0.0
+def without_tokens(distribution: np.ndarray, token_ids: list[int]) -> np.ndarray:
+    """``distribution`` (rows, vocab) renormalised without ``token_ids``, which are never
+    an answer there — the mask token anywhere (in place)."""
+    kept = 1.0 - distribution[:, token_ids].sum(-1)
+    distribution[:, token_ids] = 0.0
     distribution /= np.maximum(kept, np.finfo(np.float32).tiny)[:, None]
     return distribution
 
@@ -127,7 +127,7 @@ def denoise(
         # A frozen tail needs one full pass first: until then the room holds no canvas.
         live = horizon + 1 if ends and settings.freeze_tail and result.steps else size
         served = np.require(network.probabilities(canvas[:live], room, where), np.float32, ["W"])
-        distribution = without_mask(served, mask_id)  # (open, vocab)
+        distribution = without_tokens(served, [mask_id])  # (open, vocab)
         if result.steps == 0 and not forced:
             result.first_pass = distribution
         tokens = distribution.argmax(-1)

@@ -36,6 +36,7 @@ import numpy as np
 from model.fim.cursor_statement import CursorStatement
 from model.formats import middle_from_canvas
 from model.runtime.serving import Room, ServingNetwork
+from model.sampler import without_tokens
 from model.tokenizer import CodeTokenizer
 
 MAX_LENGTH = 16
@@ -95,9 +96,7 @@ def fill_over_lengths(network: ServingNetwork, room: Room, tokenizer: CodeTokeni
     never = [tokenizer.mask_id, tokenizer.end_of_middle_id, tokenizer.pad_id]
     candidates = []
     for start, length in zip(starts, lengths, strict=True):
-        fill = np.array(distributions[start:start + length], dtype=np.float32)
-        fill[:, never] = 0.0
-        fill /= np.maximum(fill.sum(-1, keepdims=True), np.finfo(np.float32).tiny)
+        fill = without_tokens(np.array(distributions[start:start + length], dtype=np.float32), never)
         tokens = fill.argmax(-1)
         candidates.append(LengthCandidate(tokens.tolist(), fill[np.arange(length), tokens].tolist()))
     return candidates
