@@ -34,14 +34,22 @@ def parse_location(spec: str) -> tuple[Path, int, int]:
         raise argparse.ArgumentTypeError(f"expected PATH:LINE:COL (1-based), got {spec!r}") from None
 
 
+# The largest canvas the model was trained on (``TrainConfig.canvas_sizes``) and the server accepts.
+MAX_CANVAS = 64
+
+
 def canvas_size(text: str) -> int:
-    """A canvas holds at least a token and the end of the middle."""
+    """A canvas holds at least a token and the end of the middle, and at most what the
+    model was trained on: a larger one decodes for seconds and writes nothing useful."""
     try:
         size = int(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"expected a number of canvas positions, got {text!r}") from None
     if size < 2:
         raise argparse.ArgumentTypeError(f"a canvas needs at least 2 positions (a token and the end), got {size}")
+    if size > MAX_CANVAS:
+        raise argparse.ArgumentTypeError(f"a canvas of at most {MAX_CANVAS} positions (the most the model was "
+                                         f"trained on), got {size}")
     return size
 
 
@@ -67,7 +75,8 @@ def build_parser() -> argparse.ArgumentParser:
     for command in (complete, demo):
         command.add_argument("--steps", action="store_true", default=command is demo,
                              help="print every denoising step")
-        command.add_argument("--canvas", type=int, default=32, help="most tokens to write")
+        command.add_argument("--canvas", type=canvas_size, default=32,
+                             help=f"most tokens to write, the end included (2–{MAX_CANVAS})")
         command.add_argument("--threshold", type=float, default=0.9, help="sampler commit threshold τ")
 
     train = commands.add_parser("train", help="build the corpus and train the model")
@@ -246,7 +255,7 @@ def build_parser() -> argparse.ArgumentParser:
     cases.add_argument("--data", type=Path, help="a HumanEval-infilling .jsonl.gz")
     cases.add_argument("--dev", type=Path, help="held-out spans cut from a corpus .jsonl (as `redraft calibrate`)")
     decode.add_argument("--limit", type=int, default=100, help="first N cases only")
-    decode.add_argument("--canvas", type=canvas_size, default=32, help="canvas tokens (at least 2)")
+    decode.add_argument("--canvas", type=canvas_size, default=32, help=f"canvas tokens (2–{MAX_CANVAS})")
     return parser
 
 

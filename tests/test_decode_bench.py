@@ -8,8 +8,17 @@ from pathlib import Path
 
 import pytest
 
-from lsp_server.cli import main
-from model.bench.decode import AS_YOU_TYPE, AS_YOU_TYPE_MAX_STEPS, DECODERS, NEXT_TOKEN_HEAD, OVER_LENGTHS, dev_cases
+from lsp_server.cli import MAX_CANVAS, main
+from lsp_server.options import parse_options
+from model.bench.decode import (
+    AS_YOU_TYPE,
+    AS_YOU_TYPE_MAX_STEPS,
+    DECODERS,
+    NEXT_TOKEN_HEAD,
+    dev_cases,
+    over_lengths_name,
+)
+from model.training.train_config import TrainConfig
 
 ALL_AT_ONCE = "τ=0, length first (all in one pass)"
 
@@ -58,7 +67,7 @@ def test_bench_decode_on_held_out_spans_prints_a_row_per_decoder(
     write_corpus(corpus)
     assert main(["bench", "decode", "--dev", str(corpus), "--limit", "2", "--canvas", "16"]) == 0
     rows = capsys.readouterr().out.splitlines()[2:]
-    assert [row[:42].strip() for row in rows] == [decoder.name for decoder in DECODERS] + [OVER_LENGTHS,
+    assert [row[:42].strip() for row in rows] == [decoder.name for decoder in DECODERS] + [over_lengths_name(16),
                                                                                            NEXT_TOKEN_HEAD]
     left_to_right, all_at_once = rows[-3].split(), rows[[d.name for d in DECODERS].index(ALL_AT_ONCE)].split()
     assert left_to_right[-7] == "2" and left_to_right[-5] == "1.00"  # cases, tokens per pass
@@ -86,13 +95,24 @@ def test_the_as_you_type_row_uses_the_servers_default_cap() -> None:
     assert ServerOptions().max_steps == AS_YOU_TYPE_MAX_STEPS
 
 
-@pytest.mark.parametrize("canvas", ["1", "0", "many"])
-def test_a_canvas_too_small_to_hold_a_token_and_its_end_is_refused_clearly(
-    canvas: str, capsys: pytest.CaptureFixture[str]
+@pytest.mark.parametrize("command", [["bench", "decode", "--dev", "unused.jsonl"], ["complete", "unused.py:1:1"],
+                                     ["demo"]])
+@pytest.mark.parametrize("canvas", ["1", "0", "many", "65"])
+def test_a_canvas_too_small_to_hold_a_token_and_its_end_or_larger_than_trained_is_refused_clearly(
+    command: list[str], canvas: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    # `complete --canvas 1` used to print an empty suggestion an editor "would show";
+    # `--canvas 5000` decoded for seconds to write nothing.
     with pytest.raises(SystemExit) as exit_info:
-        main(["bench", "decode", "--dev", "unused.jsonl", "--canvas", canvas])
+        main([*command, "--canvas", canvas])
     assert exit_info.value.code == 2
     err = capsys.readouterr().err
-    assert "--canvas" in err and ("at least 2 positions" in err or "expected a number" in err)
+    assert "--canvas" in err
+    assert ("at least 2 positions" in err or "expected a number" in err or f"at most {MAX_CANVAS} positions" in err)
     assert "Traceback" not in err
+
+
+def test_the_largest_canvas_allowed_is_the_largest_trained_on_and_served() -> None:
+    assert max(TrainConfig(Path("corpus"), Path("run")).canvas_sizes) == MAX_CANVAS
+    assert parse_options({"canvasTokens": MAX_CANVAS})[1] == []
+    assert parse_options({"canvasTokens": MAX_CANVAS + 1})[1] != []

@@ -19,8 +19,8 @@ beside tokens per pass so the two accountings can be told apart; tokens per pass
 answer's own tokens, is the one that says how parallel the decoding of code is.
 
 A row decides the canvas in one pass over candidate lengths (``length_candidates.py``,
-session 64): a short canvas per length 1–16 in the same forward pass, the answer chosen by
-a parse check and its probabilities.
+session 64): a short canvas per length 1–16 (fewer in a canvas of less than 17) in the same
+forward pass, the answer chosen by a parse check and its probabilities.
 """
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ from typing import NamedTuple
 from model.fim.completion_request import AS_YOU_TYPE_MAX_STEPS, CompletionRequest
 from model.fim.inference import FimCompleter
 from model.fim.left_to_right import BEAMS
-from model.fim.length_candidates import MAX_LENGTH
+from model.fim.length_candidates import candidate_lengths
 from model.runtime.serving import ServedModel
 from model.sampler import CommitRule
 
@@ -141,7 +141,9 @@ def run_decode_bench(loaded: ServedModel, cases: list[FimCase], canvas_size: int
     return rows
 
 
-OVER_LENGTHS = f"one pass over lengths 1–{MAX_LENGTH}, parse check"
+def over_lengths_name(canvas_size: int) -> str:
+    """The row's name, with the lengths a canvas of that size lets it try."""
+    return f"one pass over lengths 1–{candidate_lengths(canvas_size)[-1]}, parse check"
 
 
 def _over_lengths_row(completer: FimCompleter, cases: list[FimCase], canvas_size: int) -> DecodeRow:
@@ -158,7 +160,7 @@ def _over_lengths_row(completer: FimCompleter, cases: list[FimCase], canvas_size
         exact += same_code(answer.text, case.middle)
         tokens += answer.tokens + 1
     n = max(1, len(cases))
-    return DecodeRow(OVER_LENGTHS, len(cases), exact / n, tokens / n, tokens / max(elapsed, 1e-9),
+    return DecodeRow(over_lengths_name(canvas_size), len(cases), exact / n, tokens / n, tokens / max(elapsed, 1e-9),
                      1000 * elapsed / n, tokens / n, canvas_size)
 
 
