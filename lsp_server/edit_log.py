@@ -98,8 +98,12 @@ def _diff(before: str, after: str) -> _Hunk:
     # Never split a \r\n: a change right after \r may turn it into a different break.
     if prefix and before[prefix - 1] == "\r" and "\n" in (before[prefix : prefix + 1], after[prefix : prefix + 1]):
         prefix -= 1
-    suffix = _common_suffix_length(before, after, limit - prefix)
     start = max(before.rfind("\n", 0, prefix), before.rfind("\r", 0, prefix)) + 1
+    # The common end may reach back to the line start, not only to the common start: a
+    # deleted line followed by a line with the same indentation shares the next line's
+    # indentation at the common start, and counting it there made the hunk two lines
+    # (the deleted line and the next) instead of the deleted line alone.
+    suffix = _common_suffix_length(before, after, limit - start)
     end_b, end_a = len(before) - suffix, len(after) - suffix
     if not (_at_line_start(before, end_b) and _at_line_start(after, end_a)):
         # Both texts share the suffix, so widening by the same amount keeps them aligned.

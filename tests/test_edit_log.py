@@ -163,6 +163,23 @@ def test_inserting_and_deleting_whole_lines_gives_one_sided_hunks() -> None:
     assert (deleted.start_line, deleted.old_text, deleted.new_text) == (1, "b\n", "")
 
 
+def test_a_line_deleted_or_inserted_before_one_with_the_same_indentation_is_a_hunk_of_that_line_alone() -> None:
+    log = EditLog(merge_window_s=0.0)
+    before = "def f():\n    a = 1\n    b = 2\n"
+    log.record(URI, before, "def f():\n    b = 2\n", now=1.0)
+    log.record(URI, "def f():\n    b = 2\n", before, now=2.0)
+    log.record(URI, before, "def f():\n    a = 1\n    a = 1\n    b = 2\n", now=3.0)  # a line duplicated
+    deleted, inserted, duplicated = log.events(now=3.0)
+    assert (deleted.start_line, deleted.old_text, deleted.new_text) == (1, "    a = 1\n", "")
+    assert (inserted.start_line, inserted.old_text, inserted.new_text) == (1, "", "    a = 1\n")
+    assert (duplicated.start_line, duplicated.old_text, duplicated.new_text) == (2, "", "    a = 1\n")
+    # Typing inside a line still makes a hunk of that line, however much of it repeats below.
+    log = EditLog(merge_window_s=0.0)
+    log.record(URI, "    x = 1\n    x = 1\n", "    x = 12\n    x = 1\n", now=1.0)
+    (typed,) = log.events(now=1.0)
+    assert (typed.start_line, typed.old_text, typed.new_text) == (0, "    x = 1\n", "    x = 12\n")
+
+
 def test_as_diff_renders_a_unified_hunk_named_after_the_file() -> None:
     event = EditEvent(URI, 4, "x = 1\ny = 2\n", "x = 10\n", time=0.0, source="editor")
     assert event.as_diff() == "--- a/mod.py\n+++ b/mod.py\n@@ -5,2 +5,1 @@\n-x = 1\n-y = 2\n+x = 10\n"

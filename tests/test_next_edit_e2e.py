@@ -188,6 +188,27 @@ async def test_an_added_argument_is_offered_at_the_next_call_and_a_deleted_line_
         assert applied(text, result["items"][0]) == text.replace("print('checking the value')\n", "")
 
 
+async def test_a_deleted_indented_line_offers_its_twin_as_a_line_deleted_in_an_editor_does() -> None:
+    # Neovim's `dd` and VS Code's "Delete Line" send the line's whole range. The line after it
+    # has the same indentation, which the log's diff used to read as part of the change: a
+    # two-line hunk, whose twin no pattern found.
+    doc = "def f(a, b):\n    log.debug('start')\n    x = a + b\n    log.debug('start')\n    return x\n"
+    async with LspClient(SERVER, timeout=60) as client:
+        await client.initialize({"requestTimeoutMs": 20_000, "debugRequests": True})
+        await client.initialized()
+        uri = "file:///twin.py"
+        await client.did_open(uri, doc)
+        await client.did_change(uri, 2, [{"range": {"start": {"line": 1, "character": 0},
+                                                    "end": {"line": 2, "character": 0}}, "text": ""}])
+        state = await client.request("redraft/debugState")
+        (event,) = [e for e in state["editLog"] if e["uri"] == uri]
+        assert (event["startLine"], event["oldText"], event["newText"]) == (1, "    log.debug('start')\n", "")
+        text = doc.replace("    log.debug('start')\n", "", 1)
+        result = await next_edit(client, uri, 1, 0)
+        assert result is not None  # at the served threshold
+        assert applied(text, result["items"][0]) == "def f(a, b):\n    x = a + b\n    return x\n"
+
+
 async def test_without_recent_edits_the_server_stays_quiet_by_default() -> None:
     async with LspClient(SERVER, timeout=60) as client:
         await client.initialize({"requestTimeoutMs": 20_000})
