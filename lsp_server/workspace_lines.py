@@ -20,6 +20,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from lsp_server.engine import LineIndex, RelatedLines, RunIndex, RunIndexBuilder
+from model.formats import lf_breaks
 
 log = logging.getLogger(__name__)
 
@@ -57,7 +58,9 @@ class WorkspaceLines:
         """Index ``files`` (all of the group's snapshots) as the group of ``root`` and ``suffix``."""
         started = time.perf_counter()
         # Newest first: where the runs are capped, the files being worked on are the ones kept.
-        keyed = {file_key(path): files[path] for path in sorted(files, key=_modified, reverse=True)}
+        # With the line breaks the model reads: a \r\n file's runs would not match the
+        # request's context, and its copies and continuations would carry a stray \r.
+        keyed = {file_key(path): lf_breaks(files[path]) for path in sorted(files, key=_modified, reverse=True)}
         if not keyed:
             self._run_builders.pop((root, suffix), None)
             self._swap(root, suffix, None)
@@ -75,6 +78,7 @@ class WorkspaceLines:
         if group is None or group[0].changed_files + len(changed) > MAX_CHANGED_FILES:
             return False
         index, runs = group
+        changed = {path: None if text is None else lf_breaks(text) for path, text in changed.items()}
         for path, text in changed.items():
             index = index.updated(file_key(path), text)
         builder = self._run_builders.get((root, suffix))

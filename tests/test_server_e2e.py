@@ -145,5 +145,21 @@ async def test_with_the_suggest_widget_open_the_answer_extends_its_selected_item
     assert insert_text(items[0]) == "True" + insert_text(plain[0])
 
 
+async def test_a_crlf_document_gets_the_answers_of_its_lf_twin_with_crlf_line_breaks(client: LanguageClient) -> None:
+    # The model reads \n only: with \r\n in its context it wrote other code (`    else:`
+    # for `        sys.exit(1)`), and its answers broke lines with \n in a \r\n file.
+    docs = [("import sys\n\n\ndef main(argv):\n    if len(argv) < 2:\n", "    return 0\n"),
+            ("import os\n\n\ndef walk(root):\n    for name in os.listdir(root):\n", "        print(name)\n")]
+    answers: dict[str, list[str]] = {"\n": [], "\r\n": []}
+    for line_break in answers:
+        for prefix, suffix in docs:
+            uri = open_document(client, (prefix + suffix).replace("\n", line_break))
+            line = prefix.count("\n")
+            invoked = types.InlineCompletionTriggerKind.Invoked
+            answers[line_break] += [insert_text(i) for i in items_of(await complete(client, uri, line, 0, invoked))]
+    assert answers["\r\n"] == [text.replace("\n", "\r\n") for text in answers["\n"]]
+    assert any("\r\n" in text for text in answers["\r\n"])  # whole lines among them
+
+
 async def test_unknown_document_gets_null(client: LanguageClient) -> None:
     assert await complete(client, "file:///never/opened.py", 0, 0) is None

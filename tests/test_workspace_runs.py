@@ -95,9 +95,12 @@ def test_the_server_s_index_keeps_the_runs_of_each_group_current(tmp_path: Path)
 
 
 @pytest.mark.asyncio
-async def test_the_server_continues_a_line_as_the_workspace_s_other_files_do(tmp_path: Path) -> None:
+@pytest.mark.parametrize("line_break", ["\n", "\r\n"])
+async def test_the_server_continues_a_line_as_the_workspace_s_other_files_do(tmp_path: Path, line_break: str) -> None:
+    # Other files with \r\n breaks continue the line as well, and no stray \r comes with it.
     for name in ("one", "two", "three"):
-        (tmp_path / f"{name}.py").write_text(f"def setup_{name}(server):\n    {CALLS}")
+        text = f"def setup_{name}(server):\n    {CALLS}"
+        (tmp_path / f"{name}.py").write_bytes(text.replace("\n", line_break).encode())
     document = tmp_path / "main.py"
     typed = "import os\n\nclient.configure("
     document.write_text(typed + "\n")
@@ -110,6 +113,7 @@ async def test_the_server_continues_a_line_as_the_workspace_s_other_files_do(tmp
         result = await client.inline_completion(document.as_uri(), 2, len("client.configure("), trigger_kind=1)
         items = result["items"] if isinstance(result, dict) else result
         assert "verbose=True, retries=3)" in [item["insertText"] for item in items]
+        assert not any("\r" in item["insertText"] for item in items)
 
 
 def test_where_the_runs_are_capped_the_newest_files_are_the_ones_kept(
