@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 
 from lsp_server.bench.lsp_client import LspClient, LspError
+from lsp_server.options import ServerOptions
 
 SERVER = [sys.executable, "-m", "lsp_server", "serve"]
 pytestmark = pytest.mark.asyncio
@@ -194,12 +195,11 @@ async def test_a_deleted_indented_line_offers_its_twin_as_a_line_deleted_in_an_e
     # two-line hunk, whose twin no pattern found.
     doc = "def f(a, b):\n    log.debug('start')\n    x = a + b\n    log.debug('start')\n    return x\n"
     async with LspClient(SERVER, timeout=60) as client:
-        await client.initialize({"requestTimeoutMs": 20_000, "debugRequests": True})
-        await client.initialized()
+        await started(client, nextEditConfidenceThreshold=ServerOptions().next_edit_confidence_threshold)
         uri = "file:///twin.py"
         await client.did_open(uri, doc)
-        await client.did_change(uri, 2, [{"range": {"start": {"line": 1, "character": 0},
-                                                    "end": {"line": 2, "character": 0}}, "text": ""}])
+        deleted = {"start": {"line": 1, "character": 0}, "end": {"line": 2, "character": 0}}
+        await client.did_change(uri, 2, [{"range": deleted, "text": ""}])
         state = await client.request("redraft/debugState")
         (event,) = [e for e in state["editLog"] if e["uri"] == uri]
         assert (event["startLine"], event["oldText"], event["newText"]) == (1, "    log.debug('start')\n", "")
