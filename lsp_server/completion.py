@@ -7,11 +7,11 @@ import time
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
+from lsp_server.document_dialect import Dialect
 from lsp_server.engine import Engine, FimQuery, JobStopped, ModelCandidate, ModelUnavailable, RelatedLines
 from lsp_server.options import ServerOptions
 from lsp_server.scheduling import RequestScheduler
 from model.fim.suffix_overlap import trim_suffix_overlap
-from model.formats import lf_breaks
 
 if TYPE_CHECKING:
     from lsp_server.suggestion_cache import SuggestionCache
@@ -25,30 +25,15 @@ class Suggestion:
     confidence: float
 
 
-def line_break_at(text: str, offset: int) -> str:
-    """The document's line break at the cursor: the one that ends the cursor's line, or the
-    last before it on the last line; a suggestion's own line breaks are written with it."""
-    end = text.find("\n", offset)
-    if end < 0:
-        end = text.rfind("\n", 0, offset)
-    return "\r\n" if end > 0 and text[end - 1] == "\r" else "\n"
-
-
-def with_line_break(suggestions: list[Suggestion], line_break: str) -> list[Suggestion]:
-    if line_break == "\n":
-        return suggestions
-    return [replace(s, text=s.text.replace("\n", line_break)) for s in suggestions]
-
-
 def build_query(
     text: str, offset: int, options: ServerOptions, invoked: bool, related: RelatedLines | None = None,
-    python: bool = True,
+    python: bool = True, dialect: Dialect | None = None,
 ) -> FimQuery:
-    """The model's question at ``offset``, its text with ``\\n`` line breaks (``lf_breaks``):
-    with ``\\r\\n`` in its context the model wrote other code, at another indentation."""
+    """The model's question at ``offset``, its text in the model's dialect (``document_dialect.py``)."""
+    prefix, suffix = (dialect or Dialect.at(text, offset)).to_model(text[:offset], text[offset:])
     return FimQuery(
-        prefix=lf_breaks(text[:offset]),
-        suffix=lf_breaks(text[offset:]),
+        prefix=prefix,
+        suffix=suffix,
         candidates=options.max_candidates if invoked else 1,
         canvas_size=options.canvas_tokens,
         sampler_threshold=options.sampler_threshold,
@@ -57,6 +42,10 @@ def build_query(
         related=related,
         python=python,
     )
+
+
+def in_dialect(suggestions: list[Suggestion], dialect: Dialect, model_prefix: str) -> list[Suggestion]:
+    return [replace(s, text=dialect.to_document(s.text, model_prefix)) for s in suggestions]
 
 
 def select_suggestions(
@@ -95,14 +84,14 @@ class CompletionService:
         related: RelatedLines | None = None, python: bool = True,
     ) -> list[Suggestion]:
         """``related``: the workspace's other files, where copied lines may also come from;
-        ``python``: whether the document is Python. The suggestions' line breaks are the
-        document's at the cursor; the model and the cache see ``\\n`` only."""
-        query = build_query(text, offset, options, invoked, related, python)
-        line_break = line_break_at(text, offset)
+        ``python``: whether the document is Python. The suggestions are in the document's
+        line breaks and indentation; the model and the cache see the model's."""
+        dialect = Dialect.at(text, offset)
+        query = build_query(text, offset, options, invoked, related, python, dialect)
         variant = cache_variant(invoked, options)
         cached = self.cache.lookup(uri, query.prefix, query.suffix, variant)
         if cached is not None:
-            return with_line_break(cached, line_break)
+            return in_dialect(cached, dialect, query.prefix)
         await self.scheduler.before_model_work(uri)
         suggestions = await self._ask_model(uri, query, options)
         if suggestions is None:
@@ -110,7 +99,7 @@ class CompletionService:
         self.cache.remember(uri, query.prefix, query.suffix, variant, suggestions)
         if suggestions and not invoked:
             self._speculate(uri, replace(query, prefix=query.prefix + suggestions[0].text), options, variant)
-        return with_line_break(suggestions, line_break)
+        return in_dialect(suggestions, dialect, query.prefix)
 
     def warm(
         self, uri: str, text: str, offset: int, options: ServerOptions, related: RelatedLines | None = None,

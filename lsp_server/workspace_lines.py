@@ -19,8 +19,8 @@ import time
 from collections.abc import Mapping
 from pathlib import Path
 
+from lsp_server.document_dialect import lf_breaks
 from lsp_server.engine import LineIndex, RelatedLines, RunIndex, RunIndexBuilder
-from model.formats import lf_breaks
 
 log = logging.getLogger(__name__)
 

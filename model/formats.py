@@ -190,12 +190,6 @@ class NextEditBudget:
     region: int = 48
 
 
-def lf_breaks(text: str) -> str:
-    """``text`` with ``\\r\\n`` written ``\\n``, the only line break the model reads and
-    writes: the corpus's files were decoded with universal newlines."""
-    return text.replace("\r\n", "\n")
-
-
 def split_lsp_lines(text: str) -> list[str]:
     """Lines without their endings; LSP breaks lines only at \\n, \\r\\n and \\r."""
     return text.replace("\r\n", "\n").replace("\r", "\n").split("\n")

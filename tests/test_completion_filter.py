@@ -1,4 +1,4 @@
-from lsp_server.completion import Suggestion, build_query, line_break_at, select_suggestions, with_line_break
+from lsp_server.completion import select_suggestions
 from lsp_server.engine import ModelCandidate
 from lsp_server.options import ServerOptions, parse_options
 from model.fim.suffix_overlap import repeats_a_neighbour, repeats_the_document, trim_suffix_overlap
@@ -12,19 +12,6 @@ def test_text_repeating_the_closing_bracket_already_there_is_trimmed() -> None:
 def test_a_line_break_the_suffix_already_starts_with_is_not_repeated() -> None:
     assert trim_suffix_overlap(":\n", "\n    print(value)\n") == ":"
     assert trim_suffix_overlap("    return x\n", "    y = 1\n") == "    return x\n"
-
-
-def test_the_model_reads_a_crlf_document_with_lf_and_its_suggestions_take_the_document_s_breaks() -> None:
-    text = "def f():\r\n    x = 1\r\n    \r\n    return x\r\n"
-    offset = text.index("    \r\n    return") + 4
-    query = build_query(text, offset, ServerOptions(), invoked=False)
-    assert (query.prefix, query.suffix) == ("def f():\n    x = 1\n    ", "\n    return x\n")
-    assert line_break_at(text, offset) == "\r\n"
-    assert line_break_at("a = 1\nb", 7) == "\n"
-    assert line_break_at("a = 1\r\nb", 8) == "\r\n"  # the last line: the break before it
-    assert line_break_at("b", 1) == "\n"
-    shown = with_line_break([Suggestion("y = x\n    z = y", 0.5)], "\r\n")
-    assert [s.text for s in shown] == ["y = x\r\n    z = y"]
 
 
 def test_candidates_under_the_threshold_or_blank_are_not_shown() -> None:

@@ -1,6 +1,7 @@
 """The real server, started as a subprocess with the shipped model, driven over LSP."""
 
 import asyncio
+import re
 import sys
 
 import pytest
@@ -145,20 +146,36 @@ async def test_with_the_suggest_widget_open_the_answer_extends_its_selected_item
     assert insert_text(items[0]) == "True" + insert_text(plain[0])
 
 
-async def test_a_crlf_document_gets_the_answers_of_its_lf_twin_with_crlf_line_breaks(client: LanguageClient) -> None:
-    # The model reads \n only: with \r\n in its context it wrote other code (`    else:`
-    # for `        sys.exit(1)`), and its answers broke lines with \n in a \r\n file.
-    docs = [("import sys\n\n\ndef main(argv):\n    if len(argv) < 2:\n", "    return 0\n"),
-            ("import os\n\n\ndef walk(root):\n    for name in os.listdir(root):\n", "        print(name)\n")]
-    answers: dict[str, list[str]] = {"\n": [], "\r\n": []}
-    for line_break in answers:
-        for prefix, suffix in docs:
-            uri = open_document(client, (prefix + suffix).replace("\n", line_break))
-            line = prefix.count("\n")
-            invoked = types.InlineCompletionTriggerKind.Invoked
-            answers[line_break] += [insert_text(i) for i in items_of(await complete(client, uri, line, 0, invoked))]
-    assert answers["\r\n"] == [text.replace("\n", "\r\n") for text in answers["\n"]]
-    assert any("\r\n" in text for text in answers["\r\n"])  # whole lines among them
+DIALECT_DOCS = [("import sys\n\n\ndef main(argv):\n    if len(argv) < 2:\n", "    return 0\n"),
+                ("import os\n\n\ndef walk(root):\n    for name in os.listdir(root):\n", "        print(name)\n")]
+
+
+def in_dialect(text: str, line_break: str, indent: str) -> str:
+    """``text`` (\\n breaks, four-space indents) with the given line break and indent."""
+    lines = [re.sub(r"^(?:    )+", lambda m: indent * (len(m.group()) // 4), line) for line in text.split("\n")]
+    return line_break.join(lines)
+
+
+async def answers_at_line_starts(client: LanguageClient, line_break: str, indent: str) -> list[str]:
+    answers = []
+    for prefix, suffix in DIALECT_DOCS:
+        uri = open_document(client, in_dialect(prefix + suffix, line_break, indent))
+        invoked = types.InlineCompletionTriggerKind.Invoked
+        answers += [insert_text(i) for i in items_of(await complete(client, uri, prefix.count("\n"), 0, invoked))]
+    return answers
+
+
+@pytest.mark.parametrize(("line_break", "indent"), [("\r\n", "    "), ("\n", "\t"), ("\r\n", "\t")])
+async def test_a_document_with_crlf_or_tabs_gets_its_twin_s_answers_in_its_own_breaks_and_indents(
+    client: LanguageClient, line_break: str, indent: str
+) -> None:
+    # The model reads \n and four spaces: with \r\n in its context it wrote `    else:` for
+    # `        sys.exit(1)`, with tabs a line indented by 32 spaces; and its answers broke
+    # lines with \n and indented with spaces.
+    twin = await answers_at_line_starts(client, "\n", "    ")
+    answers = await answers_at_line_starts(client, line_break, indent)
+    assert answers == [in_dialect(text, line_break, indent) for text in twin]
+    assert any(line_break in text and text.startswith(indent) for text in answers)  # whole indented lines
 
 
 async def test_unknown_document_gets_null(client: LanguageClient) -> None:

@@ -7,6 +7,7 @@ import argparse
 import time
 from pathlib import Path
 
+from lsp_server.document_dialect import MODEL_DIALECT, Dialect
 from lsp_server.options import ServerOptions
 
 DEMO_SAMPLE = '''import os
@@ -47,11 +48,13 @@ def _load_completer(model: Path | None) -> object:
 
 
 def _show_completion(
-    completer: object, prefix: str, suffix: str, args: argparse.Namespace, related: object = None
+    completer: object, prefix: str, suffix: str, args: argparse.Namespace, related: object = None,
+    dialect: Dialect = MODEL_DIALECT,
 ) -> None:
     """Print the top suggestion (its steps with ``--steps``) decoded as the server decodes
     it as you type, so that its confidence and whether an editor would show it are the
-    server's."""
+    server's. ``prefix`` and ``suffix`` are in the model's dialect, the suggestion is
+    printed in the file's (``dialect``), as the server would send it."""
     from model.fim.completion_request import CompletionRequest
     from model.fim.fim_patterns import WORKSPACE_KINDS, RelatedLines
     from model.fim.inference import FimCompleter
@@ -88,7 +91,7 @@ def _show_completion(
         source = "copied from the workspace's other files" if best.copied in WORKSPACE_KINDS \
             else "copied from a line of the file"
     verdict = "an editor would show it" if best.confidence >= threshold else "an editor would show nothing"
-    print(f"  suggestion │ {best.text!r}")
+    print(f"  suggestion │ {dialect.to_document(best.text, prefix)!r}")
     print(f"  confidence │ {best.confidence:.3f}  ({source}, {elapsed_ms:.0f} ms)")
     print(f"             │ at the server's default threshold {threshold}, {verdict}")
 
@@ -109,9 +112,11 @@ def complete(args: argparse.Namespace) -> int:
             print(f"  workspace  │ {folder}" + ("" if args.workspace is not None else " (the file's project)"))
             related = _workspace_lines(folder, path)
     completer = _load_completer(args.model)
-    _show_completion(completer, text[:offset], text[offset:], args, related)
+    dialect = Dialect.at(text, offset)  # read_text made every line break \n; tabs are the file's
+    prefix, suffix = dialect.to_model(text[:offset], text[offset:])
+    _show_completion(completer, prefix, suffix, args, related, dialect)
     if args.steps:
-        _show_canvas(completer, text[:offset], text[offset:], args)
+        _show_canvas(completer, prefix, suffix, args)
     return 0
 
 
