@@ -185,6 +185,21 @@ suite.tests = {
     end,
   },
   {
+    'an insertion whose lines break with \\r\\n (a dos buffer\'s) is drawn and accepted without a stray \\r',
+    function()
+      open({ 'def f():', '    pass' }, 'utf-16')
+      local item = { id = 'm2', edit = { range = { start = { line = 1, character = 8 }, ['end'] = { line = 1, character = 8 } },
+        newText = '  # done\r\n    log()\r\n    return 1' } }
+      answer_with({ item })
+      local add = H.truthy(find(marks(), function(x) return x.pos == 'inline' end), 'inline text: ' .. vim.inspect(marks()))
+      H.eq({ '  # done', { '    log()', '    return 1' } }, { add.text, add.lines }, 'the lines, without \\r')
+      child:lua("require('redraft.next_edit').accept()")
+      H.eq({ 'def f():', '    pass  # done', '    log()', '    return 1' },
+        child:lua('return vim.api.nvim_buf_get_lines(0, 0, -1, false)'), 'the buffer after accepting')
+      H.eq({ 4, 11 }, child:lua('return vim.api.nvim_win_get_cursor(0)'), 'the cursor at the end of the insertion')
+    end,
+  },
+  {
     'an off-screen proposal gets a hint at the cursor line that follows the cursor and goes once it is in view; the jump key moves there',
     function()
       local lines = {}

@@ -113,6 +113,11 @@ function M.show(bufnr, client_id, item)
   end
   local range = item.edit.range
   clear()
+  -- Buffer lines hold no line breaks: a dos buffer's \r\n would be drawn as ^M (applying
+  -- the edit drops them either way).
+  item = vim.tbl_extend('force', item, {
+    edit = vim.tbl_extend('force', item.edit, { newText = (item.edit.newText:gsub('\r\n?', '\n')) }),
+  })
   M.state = {
     bufnr = bufnr,
     client_id = client_id,
