@@ -135,6 +135,23 @@ suite.tests = {
     end,
   },
   {
+    'dd on an indented line proposes deleting its twin, in a file with \\r\\n line breaks',
+    function()
+      local lines = { 'def f(a, b):', "    log.debug('start')", '    x = a + b', "    log.debug('start')", '    return x' }
+      local path = dir .. '/twin.py'
+      -- On disk with \r\n: Neovim reads it as a dos buffer and sends its text with \r\n.
+      vim.fn.writefile(vim.list_extend(vim.tbl_map(function(l) return l .. '\r' end, lines), { '' }), path, 'b')
+      child:open(path, lines)
+      H.eq('dos', child:lua('return vim.bo.fileformat'), 'the buffer keeps the file\'s line breaks')
+      child:lua('vim.api.nvim_win_set_cursor(0, { 2, 0 })')
+      child:input('dd')
+      local shown = wait_proposal('a next edit after the deleted line')
+      H.eq({ row = 2, removed = "    log.debug('start')\n", added = '' }, shown, 'the twin, for deletion')
+      child:input('<M-y>')
+      child:wait_lines({ 'def f(a, b):', '    x = a + b', '    return x' }, 'the twin deleted')
+    end,
+  },
+  {
     "inline_completion = 'builtin' needs Neovim 0.12 and falls back on older versions",
     function()
       if child:lua('return vim.lsp.inline_completion ~= nil') then
