@@ -11,6 +11,7 @@ import logging
 import sys
 from pathlib import Path
 
+from lsp_server.bench.case_dialect import DIALECTS
 from lsp_server.options import ServerOptions
 
 log = logging.getLogger("redraft")
@@ -195,6 +196,9 @@ def build_parser() -> argparse.ArgumentParser:
                      help="ask as a user who pressed the key (triggerKind Invoked; item 0 applied), not as you type")
     fim.add_argument("--no-workspace", action="store_true",
                      help="--dev: open each case alone, without its package's other files as the workspace")
+    fim.add_argument("--dialect", choices=DIALECTS, default="lf",
+                     help="rewrite each case with \\r\\n line breaks and/or tab indents (the same spans; "
+                          "a case cut inside an indent that becomes a tab is left out)")
     fim.add_argument("--save", type=Path, metavar="FILE", help="also write every case's result to FILE (for --against)")
     fim.add_argument("--against", type=Path, metavar="FILE",
                      help="compare case by case with a run saved by --save on the same cases: the cases only one "

@@ -25,10 +25,11 @@ import math
 import time
 from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from lsp_server.bench.case_dialect import rewritten, rewritten_text
 from lsp_server.bench.lsp_client import LspClient, LspError, LspTimeout
 from lsp_server.bench.lsp_text import apply_item, first_item, item_text, offset_to_position
 from lsp_server.bench.scoring import is_exact, percentile, run_program
@@ -72,6 +73,7 @@ class FimReport:
     encoding: str
     results: tuple[CaseResult, ...]
     tested: bool = True  # the cases had tests to run (held-out spans have none)
+    dialect: str = "lf"  # the line breaks and indents the cases were written in (``in_dialect``)
 
     @property
     def cases(self) -> int:
@@ -105,7 +107,25 @@ def program_with_tests(program: str, case: FimCase) -> str:
 # -- the run -----------------------------------------------------------------------------------
 
 
-def held_out_cases(corpus: Path, limit: int, workspace: Path | None = None) -> list[FimCase]:
+def in_dialect(cases: Sequence[FimCase], dialect: str) -> list[FimCase]:
+    """The cases with ``\\r\\n`` breaks and/or tab indents (``case_dialect.py``): each
+    case's whole text rewritten, the cuts where they land; a case cut inside an indent that
+    becomes a tab is left out."""
+    if dialect == "lf":
+        return list(cases)
+    written = []
+    for case in cases:
+        middle_at = len(case.prompt)
+        done = rewritten(case.prompt + case.canonical_solution + case.suffix,
+                         [middle_at, middle_at + len(case.canonical_solution)], dialect)
+        if done is not None:
+            text, (start, end) = done
+            written.append(replace(case, prompt=text[:start], canonical_solution=text[start:end], suffix=text[end:]))
+    log.info("%d of %d cases written in %s", len(written), len(cases), dialect)
+    return written
+
+
+def held_out_cases(corpus: Path, limit: int, workspace: Path | None = None, dialect: str = "lf") -> list[FimCase]:
     """Spans cut from held-out code (a corpus ``dev.jsonl``) as ``redraft calibrate`` cuts
     them for its FIM scoring, as cases without tests: exact match only. With ``workspace``,
     every held-out file is written there whole, one folder per package, and each case is
@@ -119,10 +139,12 @@ def held_out_cases(corpus: Path, limit: int, workspace: Path | None = None) -> l
         for source in files:
             destination = workspace / source.package / source.path
             destination.parent.mkdir(parents=True, exist_ok=True)
-            destination.write_text(source.text, encoding="utf-8")
-    return [FimCase(f"dev/{n}", "", prefix, suffix, middle, "",
-                    f"{source.package}/{source.path}" if workspace is not None else "")
-            for n, (source, prefix, middle, suffix) in enumerate(cut_from_files(files, limit, seed=7))]
+            text = rewritten_text(source.text, dialect)
+            destination.write_bytes(text.encode("utf-8"))  # as written: no newline translation
+    return in_dialect([FimCase(f"dev/{n}", "", prefix, suffix, middle, "",
+                               f"{source.package}/{source.path}" if workspace is not None else "")
+                       for n, (source, prefix, middle, suffix) in enumerate(cut_from_files(files, limit, seed=7))],
+                      dialect)
 
 
 def load_cases(data_path: Path, limit: int | None = None) -> list[FimCase]:
@@ -218,13 +240,15 @@ def run_fim_bench(
     cases: list[FimCase] | None = None,
     workspace: Path | None = None,
     trigger_kind: int = AUTOMATIC,
+    dialect: str = "lf",
 ) -> FimReport:
     """Ask the server for every case, then run the tests (never while latency is measured).
 
     ``server_options`` are extra initializationOptions (e.g. ``{"requestTimeoutMs": 10000}``);
     ``cases`` replaces reading ``data_path`` (``held_out_cases``); ``workspace``: the folder
     whose subfolders the server gets as workspace folders, and where the cases' paths live;
-    ``trigger_kind``: ``AUTOMATIC`` (as you type) or ``INVOKED`` (item 0 of the answer is applied)."""
+    ``trigger_kind``: ``AUTOMATIC`` (as you type) or ``INVOKED`` (item 0 of the answer is applied);
+    ``dialect``: what the cases were rewritten in (``in_dialect``), for the report."""
     cases = load_cases(data_path, limit) if cases is None else cases
     options = {**(server_options or {}), "confidenceThreshold": threshold}
     encoding, answers = asyncio.run(_ask_all(cases, options, server_command, request_timeout, workspace, trigger_kind))
@@ -245,7 +269,8 @@ def run_fim_bench(
         CaseResult(case.task_id, answer.completion, exact(case, answer), ok, answer.latency_ms, answer.error)
         for case, answer, ok in zip(cases, answers, passed, strict=True)
     )
-    return FimReport(data_path, threshold, encoding, results, tested=any(case.test for case in cases))
+    return FimReport(data_path, threshold, encoding, results, tested=any(case.test for case in cases),
+                     dialect=dialect)
 
 
 # -- the report --------------------------------------------------------------------------------
@@ -259,7 +284,7 @@ def format_report(report: FimReport) -> str:
     latencies = report.latencies_ms
     p50, p95 = percentile(latencies, 50), percentile(latencies, 95)
     rows = [
-        ("data", report.data_path.name),
+        ("data", report.data_path.name + ("" if report.dialect == "lf" else f" ({report.dialect})")),
         ("confidence threshold", f"{report.threshold:g}"),
         ("cases", str(report.cases)),
         ("shown", _share(report.shown, report.cases)),

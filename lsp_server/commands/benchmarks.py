@@ -66,7 +66,15 @@ def bench(args: argparse.Namespace) -> int:
                                                  hunk_context=args.hunk_context)))
         return 0
 
-    from lsp_server.bench.fim import AUTOMATIC, INVOKED, format_report, held_out_cases, run_fim_bench
+    from lsp_server.bench.fim import (
+        AUTOMATIC,
+        INVOKED,
+        format_report,
+        held_out_cases,
+        in_dialect,
+        load_cases,
+        run_fim_bench,
+    )
     from lsp_server.bench.paired import compare, format_comparison, load_results, save_results
 
     saved = load_results(args.against) if args.against is not None else None  # a bad file fails before the run
@@ -74,11 +82,13 @@ def bench(args: argparse.Namespace) -> int:
     if args.dev is not None:
         with tempfile.TemporaryDirectory(prefix="redraft-bench-workspace-") as folder:
             workspace = None if args.no_workspace else Path(folder)
-            spans = held_out_cases(args.dev, args.limit or 400, workspace)
+            spans = held_out_cases(args.dev, args.limit or 400, workspace, args.dialect)
             report = run_fim_bench(args.dev, None, args.threshold, command, cases=spans, workspace=workspace,
-                                   trigger_kind=trigger_kind)
+                                   trigger_kind=trigger_kind, dialect=args.dialect)
     else:
-        report = run_fim_bench(Path(args.data), args.limit, args.threshold, command, trigger_kind=trigger_kind)
+        rewritten = in_dialect(load_cases(Path(args.data), args.limit), args.dialect)
+        report = run_fim_bench(Path(args.data), None, args.threshold, command, cases=rewritten,
+                               trigger_kind=trigger_kind, dialect=args.dialect)
     print(format_report(report))
     if args.save is not None:
         save_results(report, args.save)
