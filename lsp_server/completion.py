@@ -44,7 +44,7 @@ def build_query(
     )
 
 
-def in_dialect(suggestions: list[Suggestion], dialect: Dialect, model_prefix: str) -> list[Suggestion]:
+def in_document_dialect(suggestions: list[Suggestion], dialect: Dialect, model_prefix: str) -> list[Suggestion]:
     return [replace(s, text=dialect.to_document(s.text, model_prefix)) for s in suggestions]
 
 
@@ -91,7 +91,7 @@ class CompletionService:
         variant = cache_variant(invoked, options)
         cached = self.cache.lookup(uri, query.prefix, query.suffix, variant)
         if cached is not None:
-            return in_dialect(cached, dialect, query.prefix)
+            return in_document_dialect(cached, dialect, query.prefix)
         await self.scheduler.before_model_work(uri)
         suggestions = await self._ask_model(uri, query, options)
         if suggestions is None:
@@ -99,7 +99,7 @@ class CompletionService:
         self.cache.remember(uri, query.prefix, query.suffix, variant, suggestions)
         if suggestions and not invoked:
             self._speculate(uri, replace(query, prefix=query.prefix + suggestions[0].text), options, variant)
-        return in_dialect(suggestions, dialect, query.prefix)
+        return in_document_dialect(suggestions, dialect, query.prefix)
 
     def warm(
         self, uri: str, text: str, offset: int, options: ServerOptions, related: RelatedLines | None = None,

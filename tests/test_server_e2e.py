@@ -1,7 +1,6 @@
 """The real server, started as a subprocess with the shipped model, driven over LSP."""
 
 import asyncio
-import re
 import sys
 
 import pytest
@@ -9,6 +8,8 @@ import pytest_lsp
 from lsprotocol import types
 from pygls.exceptions import JsonRpcRequestCancelled
 from pytest_lsp import ClientServerConfig, LanguageClient
+
+from lsp_server.bench.case_dialect import rewritten_text
 
 SERVER = [sys.executable, "-m", "lsp_server", "serve"]
 pytestmark = pytest.mark.asyncio(loop_scope="module")
@@ -150,31 +151,26 @@ DIALECT_DOCS = [("import sys\n\n\ndef main(argv):\n    if len(argv) < 2:\n", "  
                 ("import os\n\n\ndef walk(root):\n    for name in os.listdir(root):\n", "        print(name)\n")]
 
 
-def in_dialect(text: str, line_break: str, indent: str) -> str:
-    """``text`` (\\n breaks, four-space indents) with the given line break and indent."""
-    lines = [re.sub(r"^(?:    )+", lambda m: indent * (len(m.group()) // 4), line) for line in text.split("\n")]
-    return line_break.join(lines)
-
-
-async def answers_at_line_starts(client: LanguageClient, line_break: str, indent: str) -> list[str]:
+async def answers_at_line_starts(client: LanguageClient, dialect: str) -> list[str]:
     answers = []
     for prefix, suffix in DIALECT_DOCS:
-        uri = open_document(client, in_dialect(prefix + suffix, line_break, indent))
+        uri = open_document(client, rewritten_text(prefix + suffix, dialect))
         invoked = types.InlineCompletionTriggerKind.Invoked
         answers += [insert_text(i) for i in items_of(await complete(client, uri, prefix.count("\n"), 0, invoked))]
     return answers
 
 
-@pytest.mark.parametrize(("line_break", "indent"), [("\r\n", "    "), ("\n", "\t"), ("\r\n", "\t")])
+@pytest.mark.parametrize(("dialect", "line_break", "indent"),
+                         [("crlf", "\r\n", "    "), ("tabs", "\n", "\t"), ("crlf-tabs", "\r\n", "\t")])
 async def test_a_document_with_crlf_or_tabs_gets_its_twin_s_answers_in_its_own_breaks_and_indents(
-    client: LanguageClient, line_break: str, indent: str
+    client: LanguageClient, dialect: str, line_break: str, indent: str
 ) -> None:
     # The model reads \n and four spaces: with \r\n in its context it wrote `    else:` for
     # `        sys.exit(1)`, with tabs a line indented by 32 spaces; and its answers broke
     # lines with \n and indented with spaces.
-    twin = await answers_at_line_starts(client, "\n", "    ")
-    answers = await answers_at_line_starts(client, line_break, indent)
-    assert answers == [in_dialect(text, line_break, indent) for text in twin]
+    twin = await answers_at_line_starts(client, "lf")
+    answers = await answers_at_line_starts(client, dialect)
+    assert answers == [rewritten_text(text, dialect) for text in twin]
     assert any(line_break in text and text.startswith(indent) for text in answers)  # whole indented lines
 
 

@@ -12,8 +12,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from lsp_server.document_dialect import TAB_WIDTH
+
 DIALECTS = ("lf", "crlf", "tabs", "crlf-tabs")
-TAB_WIDTH = 4
 
 
 def rewritten(text: str, cuts: Sequence[int], dialect: str) -> tuple[str, list[int]] | None:
@@ -21,6 +22,8 @@ def rewritten(text: str, cuts: Sequence[int], dialect: str) -> tuple[str, list[i
     None when a cut falls inside leading spaces that become a tab."""
     if dialect not in DIALECTS:
         raise ValueError(f"unknown dialect {dialect!r}: one of {', '.join(DIALECTS)}")
+    if dialect == "lf":  # the cases' own: every file of a workspace is written this way
+        return text, list(cuts)
     crlf, tabs = dialect.startswith("crlf"), dialect.endswith("tabs")
     pieces: list[str] = []
     moved = list(cuts)

@@ -111,8 +111,6 @@ def in_dialect(cases: Sequence[FimCase], dialect: str) -> list[FimCase]:
     """The cases with ``\\r\\n`` breaks and/or tab indents (``case_dialect.py``): each
     case's whole text rewritten, the cuts where they land; a case cut inside an indent that
     becomes a tab is left out."""
-    if dialect == "lf":
-        return list(cases)
     written = []
     for case in cases:
         middle_at = len(case.prompt)
@@ -121,7 +119,8 @@ def in_dialect(cases: Sequence[FimCase], dialect: str) -> list[FimCase]:
         if done is not None:
             text, (start, end) = done
             written.append(replace(case, prompt=text[:start], canonical_solution=text[start:end], suffix=text[end:]))
-    log.info("%d of %d cases written in %s", len(written), len(cases), dialect)
+    if len(written) < len(cases):
+        log.info("%d of %d cases written in %s", len(written), len(cases), dialect)
     return written
 
 
