@@ -209,6 +209,43 @@ async def test_a_deleted_indented_line_offers_its_twin_as_a_line_deleted_in_an_e
         assert applied(text, result["items"][0]) == "def f(a, b):\n    x = a + b\n    return x\n"
 
 
+async def test_after_an_undo_the_server_does_not_repeat_what_was_undone() -> None:
+    # dd, `u`, a redo, the twin accepted, `u`: each more than the log's merge window after
+    # the last (within it, a change and its undo already leave nothing).
+    line = "    log.debug('start')\n"
+    doc = f"def f(a, b):\n{line}    x = a + b\n{line}    return x\n"
+    uri = "file:///undo.py"
+    served = ServerOptions().next_edit_confidence_threshold
+    whole_line = {"start": {"line": 1, "character": 0}, "end": {"line": 2, "character": 0}}
+    async with LspClient(SERVER, timeout=60) as client:
+        await started(client, nextEditConfidenceThreshold=served)
+        await client.did_open(uri, doc)
+
+        async def change(version: int, change: dict[str, Any]) -> Any:
+            await asyncio.sleep(1.1)
+            await client.did_change(uri, version, [change])
+            return await next_edit(client, uri, 1, 0)
+
+        def restore(line_number: int) -> dict[str, Any]:
+            at = {"line": line_number, "character": 0}
+            return {"range": {"start": at, "end": at}, "text": line}
+
+        proposed = await change(2, {"range": whole_line, "text": ""})  # dd
+        assert proposed is not None
+        twin = proposed["items"][0]
+        assert applied(doc.replace(line, "", 1), twin) == doc.replace(line, "")
+        # Undo it: the twin of the line just restored is not offered.
+        assert await change(3, restore(1)) is None
+        # Redo: the deletion is a change again, and its twin is offered again.
+        again = await change(4, {"range": whole_line, "text": ""})
+        assert again is not None and again["items"][0]["edit"] == twin["edit"]
+        assert await change(5, as_change(twin)) is None  # accepted: nothing left to do
+        # Undo the accepted twin: not offered again.
+        assert await change(6, restore(2)) is None
+        state = await client.request("redraft/debugState")
+        assert state["documents"][uri]["text"] == doc.replace(line, "", 1)
+
+
 async def test_without_recent_edits_the_server_stays_quiet_by_default() -> None:
     async with LspClient(SERVER, timeout=60) as client:
         await client.initialize({"requestTimeoutMs": 20_000})

@@ -44,6 +44,7 @@ from model.next_edit.edit_patterns import (
     travel,
     twins_of_previous_change,
 )
+from model.next_edit.undone_edits import without_undone
 from model.runtime.serving import ServedModel
 from model.sampler import SamplerSettings, denoise
 
@@ -159,8 +160,10 @@ class NextEditor:
     ) -> list[ProposedEdit]:
         """Proposals at or above ``min_confidence``, most confident first; raises Cancelled."""
         lines = lsp_lines_with_ends(text)
-        if not lines:
-            return []
+        remaining = without_undone(history)
+        if not lines or remaining.just_undone:
+            return []  # right after an undo, what it took back is not to be repeated
+        history = remaining.records
         proposals = [ProposedEdit(p.start_line, p.end_line, p.new_text, self.precision_of(p), p.kind)
                      for p in pattern_proposals(lines, history)]
         proposals = [p for p in proposals if p.confidence >= min_confidence]

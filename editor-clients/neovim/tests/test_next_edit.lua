@@ -152,6 +152,31 @@ suite.tests = {
     end,
   },
   {
+    'after dd then u, the restored line\'s twin is not proposed for deletion; after a redo it is',
+    function()
+      local lines = { 'def g(a):', '    check(a)', '    y = a * 2', '    check(a)', '    return y' }
+      -- On disk first, as a file a person opens: filling an empty buffer would be a change
+      -- that the dd, within the log's merge window, merges into.
+      vim.fn.writefile(lines, dir .. '/undo.py')
+      child:open(dir .. '/undo.py', lines)
+      child:lua('vim.api.nvim_win_set_cursor(0, { 2, 0 })')
+      child:input('dd')
+      local twin = wait_proposal('a next edit after the deleted line')
+      H.eq({ row = 2, removed = '    check(a)\n', added = '' }, twin, 'the twin, for deletion')
+      -- Apart by more than the server's merge window, as a person's undo comes: within it, a
+      -- change and its undo leave nothing in the log.
+      vim.uv.sleep(1100)
+      local answers = child:lua("return require('redraft.next_edit').answers")
+      child:input('u')
+      child:wait_lines(lines, 'the line restored')
+      child:wait("return require('redraft.next_edit').answers > " .. answers, 'the answer after the undo', H.LSP_TIMEOUT)
+      H.eq(nil, proposal(), 'nothing proposed after the undo')
+      vim.uv.sleep(1100)
+      child:input('<C-r>')
+      H.eq(twin, wait_proposal('a next edit after the redo'), 'the twin again')
+    end,
+  },
+  {
     "inline_completion = 'builtin' needs Neovim 0.12 and falls back on older versions",
     function()
       if child:lua('return vim.lsp.inline_completion ~= nil') then

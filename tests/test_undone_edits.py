@@ -1,0 +1,67 @@
+"""Undone edits cancel out of the history the next-edit patterns read."""
+
+from model.next_edit.editor import EditRecord, pattern_proposals
+from model.next_edit.undone_edits import without_undone
+
+LINE = "    log.debug('start')\n"
+DELETE = EditRecord("twin.py", 1, LINE, "")
+RESTORE = EditRecord("twin.py", 1, "", LINE)
+DOC = ["def f(a, b):\n", LINE, "    x = a + b\n", LINE, "    return x\n"]
+
+
+def test_an_undone_deletion_leaves_nothing_and_says_so() -> None:
+    remaining = without_undone([DELETE, RESTORE])
+    assert remaining.records == [] and remaining.just_undone
+
+
+def test_a_redo_is_a_change_again() -> None:
+    remaining = without_undone([DELETE, RESTORE, DELETE])
+    assert remaining.records == [DELETE] and not remaining.just_undone
+
+
+def test_undoing_an_accepted_proposal_keeps_the_change_it_followed() -> None:
+    accepted = EditRecord("twin.py", 2, LINE, "")  # the twin, below the first deletion
+    undo = EditRecord("twin.py", 2, "", LINE)
+    remaining = without_undone([DELETE, accepted, undo])
+    assert remaining.records == [DELETE] and remaining.just_undone
+    remaining = without_undone([DELETE, accepted, undo, RESTORE])  # and the first one too
+    assert remaining.records == [] and remaining.just_undone
+
+
+def test_a_rename_typed_in_steps_is_undone_in_one() -> None:
+    steps = [EditRecord("g.py", 0, "def g(count):\n", "def g():\n"),
+             EditRecord("g.py", 0, "def g():\n", "def g(n):\n"),
+             EditRecord("g.py", 0, "def g(n):\n", "def g(num):\n")]
+    undo = EditRecord("g.py", 0, "def g(num):\n", "def g(count):\n")
+    remaining = without_undone([*steps, undo])
+    assert remaining.records == [] and remaining.just_undone
+    # Undoing only the last step (back to `n`) keeps the first two.
+    remaining = without_undone([*steps, EditRecord("g.py", 0, "def g(num):\n", "def g(n):\n")])
+    assert remaining.records == steps[:2] and remaining.just_undone
+
+
+def test_changes_that_do_not_reverse_the_newest_are_kept() -> None:
+    other_place = EditRecord("twin.py", 3, "", LINE)  # the same text restored elsewhere
+    other_text = EditRecord("twin.py", 1, "", "    log.info('start')\n")
+    other_file = EditRecord("other.py", 1, "", LINE, in_document=False)
+    for newest in (other_place, other_text, other_file):
+        remaining = without_undone([DELETE, newest])
+        assert remaining.records == [DELETE, newest] and not remaining.just_undone
+    # An older change is not undone by reversing it out of order: undo takes the newest first.
+    rewrite = EditRecord("twin.py", 0, "def f(a, b):\n", "def f(a, b, c):\n")
+    remaining = without_undone([DELETE, rewrite, RESTORE])
+    assert remaining.records == [DELETE, rewrite, RESTORE] and not remaining.just_undone
+
+
+def test_another_files_change_between_does_not_hide_the_undo() -> None:
+    elsewhere = EditRecord("other.py", 7, "a = 1\n", "a = 2\n", in_document=False)
+    remaining = without_undone([DELETE, elsewhere, RESTORE])
+    assert remaining.records == [elsewhere] and remaining.just_undone
+
+
+def test_read_raw_the_patterns_would_delete_a_twin_of_the_line_just_restored() -> None:
+    # Why the undo is read first: the restored line implies nothing, so the patterns fall
+    # back on the change before it, the deletion, and offer the twin.
+    (twin,) = pattern_proposals(DOC, [DELETE, RESTORE])
+    assert (twin.start_line, twin.new_text) == (3, "")
+    assert pattern_proposals(DOC, without_undone([DELETE, RESTORE]).records) == []
