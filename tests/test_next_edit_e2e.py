@@ -246,6 +246,27 @@ async def test_after_an_undo_the_server_does_not_repeat_what_was_undone() -> Non
         assert state["documents"][uri]["text"] == doc.replace(line, "", 1)
 
 
+async def test_a_line_copied_and_changed_does_not_make_the_original_a_copy() -> None:
+    # Copy a line (Neovim's yyp, VS Code's Copy Line Down), then change the copy, each step
+    # a second apart: nothing to repeat. The server used to propose rewriting the original
+    # line, and its twin in another function, into the copy.
+    line = '    width = config.get("width", 80)\n'
+    doc = f"def setup(config):\n{line}    return width\n\n\ndef other(config):\n{line}    return width\n"
+    uri = "file:///copy.py"
+    async with LspClient(SERVER, timeout=60) as client:
+        await started(client, nextEditConfidenceThreshold=ServerOptions().next_edit_confidence_threshold)
+        await client.did_open(uri, doc)
+        at = {"line": 2, "character": 0}
+        await client.did_change(uri, 2, [{"range": {"start": at, "end": at}, "text": line}])
+        for version, (start, end, text) in enumerate([(4, 9, "height"), (25, 30, "height"), (34, 36, "24")], 3):
+            await asyncio.sleep(1.1)
+            await client.did_change(uri, version, [edit(2, start, end, text)])
+        state = await client.request("redraft/debugState")
+        copy = '    height = config.get("height", 24)\n'
+        assert state["documents"][uri]["text"] == doc.replace(line, line + copy, 1)
+        assert await next_edit(client, uri, 2, 37) is None
+
+
 async def test_without_recent_edits_the_server_stays_quiet_by_default() -> None:
     async with LspClient(SERVER, timeout=60) as client:
         await client.initialize({"requestTimeoutMs": 20_000})

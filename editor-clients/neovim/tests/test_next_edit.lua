@@ -177,6 +177,28 @@ suite.tests = {
     end,
   },
   {
+    'a line copied with yyp and changed proposes nothing: the original is not rewritten into the copy',
+    function()
+      local lines = { 'def setup(config):', '    width = config.get("width", 80)', '    return width', '', '',
+        'def other(config):', '    width = config.get("width", 80)', '    return width' }
+      vim.fn.writefile(lines, dir .. '/copy.py')
+      child:open(dir .. '/copy.py', lines)
+      child:lua('vim.api.nvim_win_set_cursor(0, { 2, 0 })')
+      child:input('yyp')
+      child:wait("return vim.api.nvim_buf_line_count(0) == 9", 'the copy')
+      -- Each step a person's pause apart (more than the server's merge window).
+      local answers
+      for _, keys in ipairs({ '^ciwheight<Esc>', 'f"lciwheight<Esc>', 'f8ciw24<Esc>' }) do
+        vim.uv.sleep(1100)
+        answers = child:lua("return require('redraft.next_edit').answers")
+        child:input(keys)
+      end
+      H.eq('    height = config.get("height", 24)', child:lua('return vim.fn.getline(3)'), 'the copy, changed')
+      child:wait("return require('redraft.next_edit').answers > " .. answers, 'the answer after the change', H.LSP_TIMEOUT)
+      H.eq(nil, proposal(), 'nothing proposed')
+    end,
+  },
+  {
     "inline_completion = 'builtin' needs Neovim 0.12 and falls back on older versions",
     function()
       if child:lua('return vim.lsp.inline_completion ~= nil') then

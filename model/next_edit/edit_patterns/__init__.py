@@ -127,6 +127,9 @@ def net_change(changes: list[Change]) -> Change | None:
 
 def _merged(changes: list[Change]) -> tuple[Change, int]:
     """The newest change with its keystrokes merged, and how many events that took."""
+    inserted = _edited_insertion(changes)
+    if inserted is not None:
+        return inserted
     merged = changes[-1]
     count = 1
     for earlier in reversed(changes[-MAX_CHAIN:-1]):
@@ -136,6 +139,31 @@ def _merged(changes: list[Change]) -> tuple[Change, int]:
         merged = Change(merged.start_line, earlier.old_text, merged.new_text)
         count += 1
     return merged, count
+
+
+def _edited_insertion(changes: list[Change]) -> tuple[Change, int] | None:
+    """Lines just inserted, then edited line by line: the insertion of the edited lines,
+    and how many events that took; None when the newest changes are not that.
+
+    A line copied (``yyp``, VS Code's Copy Line Down, a paste) and then changed is a new
+    line, not a rewrite of the line it copied: read as a rewrite, the patterns proposed
+    rewriting the original into the copy (session 66)."""
+    edits: list[Change] = []
+    for earlier in reversed(changes[-MAX_CHAIN:]):
+        if not earlier.old_text:
+            if not edits:
+                return None
+            lines = split_lines(earlier.new_text)
+            for edit in reversed(edits):
+                row = edit.start_line - earlier.start_line
+                if not 0 <= row < len(lines) or lines[row] != edit.old_text:
+                    return None
+                lines[row] = edit.new_text
+            return Change(earlier.start_line, "", "".join(lines)), len(edits) + 1
+        if not _line_count(earlier.old_text) == _line_count(earlier.new_text) == 1:
+            return None
+        edits.append(earlier)
+    return None
 
 
 def previous_change(changes: list[Change]) -> Change | None:
