@@ -10,6 +10,7 @@ from model.next_edit.edit_patterns import (
     SAME_LINE,
     SUBSTITUTION,
     Change,
+    edited_insertion,
     net_change,
     pattern_edits,
     previous_change,
@@ -68,30 +69,36 @@ def test_keystrokes_on_one_line_add_up_to_one_change() -> None:
     assert net_change([]) is None
 
 
-def test_a_copied_line_then_changed_is_a_new_line_not_a_rewrite_of_the_one_it_copied() -> None:
+def test_a_copied_line_then_changed_is_not_a_rewrite_of_the_lines_like_it() -> None:
     original = '    width = config.get("width", 80)\n'
     copy = '    height = config.get("height", 24)\n'
     text = f"def setup(config):\n{original}{copy}    return width\n\n\ndef other(config):\n{original}"
     yyp = Change(2, "", original)
     edited = [Change(2, original, original.replace("width", "height", 1)),
               Change(2, original.replace("width", "height", 1), copy)]
-    assert net_change([yyp, *edited]) == Change(2, "", copy)
+    assert edited_insertion([yyp, *edited]) == range(2, 3)
     history = [EditRecord("m.py", c.start_line, c.old_text, c.new_text) for c in (yyp, *edited)]
     assert pattern_proposals(lines_of(text), history) == []
     # The same edits of a line that was there before are a rewrite: its twin gets it.
     rewritten = text.replace(f"config):\n{original}{copy}", f"config):\n{copy}", 1)
+    assert edited_insertion([Change(0, "x\n", "y\n"), *edited]) is None
     proposed = pattern_proposals(lines_of(rewritten), history[1:])
     assert [(p.start_line, p.new_text) for p in proposed] == [(6, copy)]
 
 
-def test_pasted_lines_edited_one_after_another_are_one_insertion() -> None:
-    pasted = "    a = load(path)\n    b = a.strip()\n    return b\n"
-    changes = [Change(5, "", pasted), Change(6, "    b = a.strip()\n", "    b = a.lower()\n"),
-               Change(7, "    return b\n", "    return b or None\n")]
-    assert net_change(changes) == Change(5, "", "    a = load(path)\n    b = a.lower()\n    return b or None\n")
-    # An edit that is not of the inserted lines (here, of the line after them) is itself.
-    outside = Change(8, "    pass\n", "    return\n")
-    assert net_change([changes[0], outside]) == outside
+def test_a_pasted_function_being_adapted_gets_proposals_within_it_only() -> None:
+    loader = "def load_json(path):\n    data = read(path)\n    return parse(data, path)\n"
+    text = f"{loader}\n\n{loader.replace('(path)', '(filename)', 1)}"
+    paste = Change(4, "", loader)
+    renamed = Change(4, "def load_json(path):\n", "def load_json(filename):\n")
+    assert edited_insertion([paste, renamed]) == range(4, 7)
+    history = [EditRecord("m.py", c.start_line, c.old_text, c.new_text) for c in (paste, renamed)]
+    proposed = pattern_proposals(lines_of(text), history)
+    assert proposed and {p.start_line for p in proposed} <= {5, 6}
+    assert "filename" in proposed[0].new_text
+    # Edits that leave the pasted lines end it; so does one of a line not among them.
+    assert edited_insertion([paste, renamed, Change(9, "x\n", "y\n")]) is None
+    assert edited_insertion([paste, Change(7, "\n", "x\n")]) is None
 
 
 def test_only_edits_of_the_document_asked_about_drive_the_patterns() -> None:

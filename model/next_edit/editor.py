@@ -38,6 +38,7 @@ from model.formats import (
 from model.next_edit.edit_patterns import (
     Change,
     PatternEdit,
+    edited_insertion,
     net_change,
     pattern_edits,
     repeats_previous,
@@ -83,13 +84,17 @@ def pattern_proposals(lines: list[str], history: list[EditRecord]) -> list[Patte
 
     A person moving down a file has passed the lines above the change (and moving up, those
     below): what a pattern finds there is left as it is — except a local's or parameter's
-    rename, whose uses in its function are all one edit, wherever the person came from."""
+    rename, whose uses in its function are all one edit, wherever the person came from.
+    Lines just copied or pasted and being edited: only what the change implies within them."""
     changes = [Change(r.start_line, r.old_text, r.new_text) for r in history if r.in_document]
     change = net_change(changes)
     if change is None:
         return []
     paths = [r.path for r in history if r.in_document]
     edits = pattern_edits(lines, change, paths[-1], changes[:-1]) or twins_of_previous_change(lines, changes)
+    block = edited_insertion(changes)
+    if block is not None:
+        edits = [edit for edit in edits if block.start <= edit.start_line and edit.end_line <= block.stop]
     way = travel(changes)
     again = repeats_previous(changes)
     return [replace(edit, again=again) for edit in edits

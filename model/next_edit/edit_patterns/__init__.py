@@ -105,6 +105,7 @@ __all__ = [
     "WINDOW_LINES",
     "Change",
     "PatternEdit",
+    "edited_insertion",
     "net_change",
     "pattern_edits",
     "previous_change",
@@ -127,9 +128,6 @@ def net_change(changes: list[Change]) -> Change | None:
 
 def _merged(changes: list[Change]) -> tuple[Change, int]:
     """The newest change with its keystrokes merged, and how many events that took."""
-    inserted = _edited_insertion(changes)
-    if inserted is not None:
-        return inserted
     merged = changes[-1]
     count = 1
     for earlier in reversed(changes[-MAX_CHAIN:-1]):
@@ -141,13 +139,14 @@ def _merged(changes: list[Change]) -> tuple[Change, int]:
     return merged, count
 
 
-def _edited_insertion(changes: list[Change]) -> tuple[Change, int] | None:
-    """Lines just inserted, then edited line by line: the insertion of the edited lines,
-    and how many events that took; None when the newest changes are not that.
+def edited_insertion(changes: list[Change]) -> range | None:
+    """The lines of an insertion that the newest changes have been editing one by one, as
+    they stand now; None when the newest change is not such an edit.
 
-    A line copied (``yyp``, VS Code's Copy Line Down, a paste) and then changed is a new
-    line, not a rewrite of the line it copied: read as a rewrite, the patterns proposed
-    rewriting the original into the copy (session 66)."""
+    A line copied (``yyp``, VS Code's Copy Line Down) or a block pasted, then changed, is
+    being adapted: what its changes imply holds within it (a parameter renamed in a pasted
+    function, at its uses there), not for the lines it was copied from. Read as a rewrite
+    of them, the patterns proposed rewriting the original into the copy (session 66)."""
     edits: list[Change] = []
     for earlier in reversed(changes[-MAX_CHAIN:]):
         if not earlier.old_text:
@@ -159,7 +158,7 @@ def _edited_insertion(changes: list[Change]) -> tuple[Change, int] | None:
                 if not 0 <= row < len(lines) or lines[row] != edit.old_text:
                     return None
                 lines[row] = edit.new_text
-            return Change(earlier.start_line, "", "".join(lines)), len(edits) + 1
+            return range(earlier.start_line, earlier.start_line + len(lines))
         if not _line_count(earlier.old_text) == _line_count(earlier.new_text) == 1:
             return None
         edits.append(earlier)
