@@ -11,6 +11,7 @@ from model.next_edit.edit_patterns import (
     SUBSTITUTION,
     Change,
     edited_insertion,
+    moved_lines,
     net_change,
     pattern_edits,
     previous_change,
@@ -99,6 +100,26 @@ def test_a_pasted_function_being_adapted_gets_proposals_within_it_only() -> None
     # Edits that leave the pasted lines end it; so does one of a line not among them.
     assert edited_insertion([paste, renamed, Change(9, "x\n", "y\n")]) is None
     assert edited_insertion([paste, Change(7, "\n", "x\n")]) is None
+
+
+def test_a_moved_line_is_not_a_deleted_one() -> None:
+    line = "    log.debug('start')\n"
+    before = f"def f(a, b):\n{line}    x = a + b\n    y = x * 2\n    z = y - 1\n{line}    return z\n"
+    dd = Change(1, line, "")
+    after_dd = before.replace(line, "", 1)
+    (twin,) = pattern_proposals(lines_of(after_dd), [EditRecord("m.py", 1, line, "")])
+    assert (twin.start_line, twin.new_text) == (4, "")  # deleted: its twin goes too
+    # ddp: put back one line below. Moved, not deleted: its twin stays.
+    p = Change(2, "", line)
+    moved = after_dd.replace("    x = a + b\n", "    x = a + b\n" + line)
+    assert moved_lines([dd, p])
+    assert pattern_proposals(lines_of(moved), [EditRecord("m.py", c.start_line, c.old_text, c.new_text)
+                                               for c in (dd, p)]) == []
+    # A copy pasted first, then the original deleted, is a move too.
+    assert moved_lines([Change(3, "", line), Change(1, line, "")])
+    # Not a move: another line put back, or the deletion's twin deleted after it.
+    assert not moved_lines([dd, Change(2, "", "    log.info('start')\n")])
+    assert not moved_lines([dd, Change(3, line, "")])
 
 
 def test_only_edits_of_the_document_asked_about_drive_the_patterns() -> None:

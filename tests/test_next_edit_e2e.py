@@ -2,6 +2,8 @@
 
 import asyncio
 import sys
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +27,20 @@ async def started(client: LspClient, root: Path | None = None, **options: Any) -
             "processId": None, "rootUri": root.as_uri(), "capabilities": {}, "initializationOptions": params})
         assert result["capabilities"]
     await client.initialized()
+
+
+@asynccontextmanager
+async def served(uri: str, doc: str) -> AsyncIterator[LspClient]:
+    """A server at the next-edit threshold it serves by default, with ``doc`` open at ``uri``."""
+    async with LspClient(SERVER, timeout=60) as client:
+        await started(client, nextEditConfidenceThreshold=ServerOptions().next_edit_confidence_threshold)
+        await client.did_open(uri, doc)
+        yield client
+
+
+def deleted_line(line: int) -> dict[str, Any]:
+    """The change of ``dd`` or Delete Line: the line's whole range, its break included."""
+    return {"range": {"start": {"line": line, "character": 0}, "end": {"line": line + 1, "character": 0}}, "text": ""}
 
 
 def edit(line: int, start: int, end: int, text: str) -> dict[str, Any]:
@@ -194,12 +210,9 @@ async def test_a_deleted_indented_line_offers_its_twin_as_a_line_deleted_in_an_e
     # has the same indentation, which the log's diff used to read as part of the change: a
     # two-line hunk, whose twin no pattern found.
     doc = "def f(a, b):\n    log.debug('start')\n    x = a + b\n    log.debug('start')\n    return x\n"
-    async with LspClient(SERVER, timeout=60) as client:
-        await started(client, nextEditConfidenceThreshold=ServerOptions().next_edit_confidence_threshold)
-        uri = "file:///twin.py"
-        await client.did_open(uri, doc)
-        deleted = {"start": {"line": 1, "character": 0}, "end": {"line": 2, "character": 0}}
-        await client.did_change(uri, 2, [{"range": deleted, "text": ""}])
+    uri = "file:///twin.py"
+    async with served(uri, doc) as client:
+        await client.did_change(uri, 2, [deleted_line(1)])
         state = await client.request("redraft/debugState")
         (event,) = [e for e in state["editLog"] if e["uri"] == uri]
         assert (event["startLine"], event["oldText"], event["newText"]) == (1, "    log.debug('start')\n", "")
@@ -215,11 +228,7 @@ async def test_after_an_undo_the_server_does_not_repeat_what_was_undone() -> Non
     line = "    log.debug('start')\n"
     doc = f"def f(a, b):\n{line}    x = a + b\n{line}    return x\n"
     uri = "file:///undo.py"
-    served = ServerOptions().next_edit_confidence_threshold
-    whole_line = {"start": {"line": 1, "character": 0}, "end": {"line": 2, "character": 0}}
-    async with LspClient(SERVER, timeout=60) as client:
-        await started(client, nextEditConfidenceThreshold=served)
-        await client.did_open(uri, doc)
+    async with served(uri, doc) as client:
 
         async def change(version: int, change: dict[str, Any]) -> Any:
             await asyncio.sleep(1.1)
@@ -230,14 +239,14 @@ async def test_after_an_undo_the_server_does_not_repeat_what_was_undone() -> Non
             at = {"line": line_number, "character": 0}
             return {"range": {"start": at, "end": at}, "text": line}
 
-        proposed = await change(2, {"range": whole_line, "text": ""})  # dd
+        proposed = await change(2, deleted_line(1))  # dd
         assert proposed is not None
         twin = proposed["items"][0]
         assert applied(doc.replace(line, "", 1), twin) == doc.replace(line, "")
         # Undo it: the twin of the line just restored is not offered.
         assert await change(3, restore(1)) is None
         # Redo: the deletion is a change again, and its twin is offered again.
-        again = await change(4, {"range": whole_line, "text": ""})
+        again = await change(4, deleted_line(1))
         assert again is not None and again["items"][0]["edit"] == twin["edit"]
         assert await change(5, as_change(twin)) is None  # accepted: nothing left to do
         # Undo the accepted twin: not offered again.
@@ -253,11 +262,8 @@ async def test_a_line_copied_and_changed_does_not_make_the_original_a_copy() -> 
     line = '    width = config.get("width", 80)\n'
     doc = f"def setup(config):\n{line}    return width\n\n\ndef other(config):\n{line}    return width\n"
     uri = "file:///copy.py"
-    async with LspClient(SERVER, timeout=60) as client:
-        await started(client, nextEditConfidenceThreshold=ServerOptions().next_edit_confidence_threshold)
-        await client.did_open(uri, doc)
-        at = {"line": 2, "character": 0}
-        await client.did_change(uri, 2, [{"range": {"start": at, "end": at}, "text": line}])
+    async with served(uri, doc) as client:
+        await client.did_change(uri, 2, [edit(2, 0, 0, line)])
         for version, (start, end, text) in enumerate([(4, 9, "height"), (25, 30, "height"), (34, 36, "24")], 3):
             await asyncio.sleep(1.1)
             await client.did_change(uri, version, [edit(2, start, end, text)])
@@ -265,6 +271,19 @@ async def test_a_line_copied_and_changed_does_not_make_the_original_a_copy() -> 
         copy = '    height = config.get("height", 24)\n'
         assert state["documents"][uri]["text"] == doc.replace(line, line + copy, 1)
         assert await next_edit(client, uri, 2, 37) is None
+
+
+async def test_a_line_moved_with_ddp_does_not_offer_deleting_its_twin() -> None:
+    line = "    log.debug('start')\n"
+    doc = f"def f(a, b):\n{line}    x = a + b\n    y = x * 2\n    z = y - 1\n{line}    return z\n"
+    uri = "file:///move.py"
+    async with served(uri, doc) as client:
+        await client.did_change(uri, 2, [deleted_line(1)])
+        assert await next_edit(client, uri, 1, 0) is not None  # deleted: its twin is offered
+        await client.did_change(uri, 3, [edit(2, 0, 0, line)])  # p: put back below `x = a + b`
+        state = await client.request("redraft/debugState")
+        assert state["documents"][uri]["text"] == doc.replace(line + "    x = a + b\n", "    x = a + b\n" + line)
+        assert await next_edit(client, uri, 2, 0) is None
 
 
 async def test_without_recent_edits_the_server_stays_quiet_by_default() -> None:

@@ -39,6 +39,7 @@ from model.next_edit.edit_patterns import (
     Change,
     PatternEdit,
     edited_insertion,
+    moved_lines,
     net_change,
     pattern_edits,
     repeats_previous,
@@ -85,10 +86,11 @@ def pattern_proposals(lines: list[str], history: list[EditRecord]) -> list[Patte
     A person moving down a file has passed the lines above the change (and moving up, those
     below): what a pattern finds there is left as it is — except a local's or parameter's
     rename, whose uses in its function are all one edit, wherever the person came from.
-    Lines just copied or pasted and being edited: only what the change implies within them."""
+    Lines just copied or pasted and being edited: only what the change implies within them.
+    Lines moved: nothing."""
     changes = [Change(r.start_line, r.old_text, r.new_text) for r in history if r.in_document]
     change = net_change(changes)
-    if change is None:
+    if change is None or moved_lines(changes):
         return []
     paths = [r.path for r in history if r.in_document]
     edits = pattern_edits(lines, change, paths[-1], changes[:-1]) or twins_of_previous_change(lines, changes)

@@ -106,6 +106,7 @@ __all__ = [
     "Change",
     "PatternEdit",
     "edited_insertion",
+    "moved_lines",
     "net_change",
     "pattern_edits",
     "previous_change",
@@ -205,6 +206,19 @@ def _replacements(change: Change) -> frozenset[tuple[str, str]]:
     runs = {("".join(old[i1:i2]).strip(), "".join(new[j1:j2]).strip())
             for tag, i1, i2, j1, j2 in matcher.get_opcodes() if tag != "equal"}
     return frozenset(run for run in runs if run != ("", ""))
+
+
+def moved_lines(changes: list[Change]) -> bool:
+    """The newest change and the one before it moved lines: one deleted exactly the lines
+    the other inserted elsewhere (``ddp``, cut and paste, or a copy pasted and the original
+    deleted). Nothing was deleted for good, so the deleted lines' twins are not to go; the
+    patterns proposed deleting them (session 66)."""
+    newest, previous = net_change(changes), previous_change(changes)
+    if newest is None or previous is None:
+        return False
+    deleted = [c.old_text for c in (newest, previous) if c.old_text and not c.new_text]
+    inserted = [c.new_text for c in (newest, previous) if c.new_text and not c.old_text]
+    return len(deleted) == len(inserted) == 1 and deleted[0] == inserted[0]
 
 
 def twins_of_previous_change(lines: list[str], changes: list[Change]) -> list[PatternEdit]:
