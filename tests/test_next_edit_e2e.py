@@ -255,6 +255,23 @@ async def test_after_an_undo_the_server_does_not_repeat_what_was_undone() -> Non
         assert state["documents"][uri]["text"] == doc.replace(line, "", 1)
 
 
+async def test_undoing_an_accepted_edit_and_one_after_it_leaves_the_users_own_edit_alone() -> None:
+    # An argument added by hand, the same added at the next call by accepting the proposal,
+    # another edit, then `u` twice: the server used to propose removing the argument from
+    # the user's own edit, the one change still standing.
+    doc = "a = fetch(url)\nc = fetch(other)\nb = 1\nprint(a, b, c)\n"
+    uri = "file:///undo_twice.py"
+    async with served(uri, doc) as client:
+        steps = [edit(0, 13, 13, ", timeout=5"), edit(1, 15, 15, ", timeout=5"), edit(2, 4, 5, "2"),
+                 edit(2, 4, 5, "1"), edit(1, 15, 26, "")]
+        for version, step in enumerate(steps, 2):
+            await asyncio.sleep(1.1)  # apart, as a person's steps come
+            await client.did_change(uri, version, [step])
+        state = await client.request("redraft/debugState")
+        assert state["documents"][uri]["text"] == doc.replace("fetch(url)", "fetch(url, timeout=5)")
+        assert await next_edit(client, uri, 1, 15) is None
+
+
 async def test_a_line_copied_and_changed_does_not_make_the_original_a_copy() -> None:
     # Copy a line (Neovim's yyp, VS Code's Copy Line Down), then change the copy, each step
     # a second apart: nothing to repeat. The server used to propose rewriting the original
@@ -284,6 +301,21 @@ async def test_a_line_moved_with_ddp_does_not_offer_deleting_its_twin() -> None:
         state = await client.request("redraft/debugState")
         assert state["documents"][uri]["text"] == doc.replace(line + "    x = a + b\n", "    x = a + b\n" + line)
         assert await next_edit(client, uri, 2, 0) is None
+
+
+async def test_a_half_typed_line_is_not_carried_to_its_twin_until_it_is_finished() -> None:
+    # VS Code asks after each pause in typing; a half-typed line used to be proposed at its twin.
+    twin = "    f: Future = Future()\n"
+    doc = f"def a(self):\n{twin}    return f\n\n\ndef b(self):\n{twin}    return f\n"
+    uri = "file:///typing.py"
+    async with served(uri, doc) as client:
+        await client.did_change(uri, 2, [edit(1, 5, 24, " = self._loop.")])  # `f: …` → `f = self._loop.`
+        assert await next_edit(client, uri, 1, 19) is None
+        await client.did_change(uri, 3, [edit(1, 19, 19, "create_future()")])
+        result = await next_edit(client, uri, 1, 34)
+        assert result is not None
+        finished = doc.replace(twin, "    f = self._loop.create_future()\n", 1)
+        assert applied(finished, result["items"][0]) == doc.replace(twin, "    f = self._loop.create_future()\n")
 
 
 async def test_without_recent_edits_the_server_stays_quiet_by_default() -> None:

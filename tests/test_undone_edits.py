@@ -6,7 +6,6 @@ from model.next_edit.undone_edits import without_undone
 LINE = "    log.debug('start')\n"
 DELETE = EditRecord("twin.py", 1, LINE, "")
 RESTORE = EditRecord("twin.py", 1, "", LINE)
-DOC = ["def f(a, b):\n", LINE, "    x = a + b\n", LINE, "    return x\n"]
 
 
 def test_an_undone_deletion_leaves_nothing_and_says_so() -> None:
@@ -59,9 +58,16 @@ def test_another_files_change_between_does_not_hide_the_undo() -> None:
     assert remaining.records == [elsewhere] and remaining.just_undone
 
 
-def test_read_raw_the_patterns_would_delete_a_twin_of_the_line_just_restored() -> None:
-    # Why the undo is read first: the restored line implies nothing, so the patterns fall
-    # back on the change before it, the deletion, and offer the twin.
-    (twin,) = pattern_proposals(DOC, [DELETE, RESTORE])
-    assert (twin.start_line, twin.new_text) == (3, "")
-    assert pattern_proposals(DOC, without_undone([DELETE, RESTORE]).records) == []
+def test_read_raw_undoing_two_steps_would_undo_the_users_own_edit_too() -> None:
+    # An argument added by hand at line 0 and accepted at line 1, an edit at line 2; then
+    # `u` twice. Read as they come, the newest change removes the argument at line 1, and
+    # the patterns propose removing it from line 0, the edit the user kept.
+    first = ("a = fetch(url)\n", "a = fetch(url, timeout=5)\n")
+    accepted = ("c = fetch(other)\n", "c = fetch(other, timeout=5)\n")
+    other = ("b = 1\n", "b = 2\n")
+    doc = [first[1], accepted[0], other[0], "print(a, b, c)\n"]
+    history = [EditRecord("m.py", 0, *first), EditRecord("m.py", 1, *accepted), EditRecord("m.py", 2, *other),
+               EditRecord("m.py", 2, *reversed(other)), EditRecord("m.py", 1, *reversed(accepted))]
+    assert [(p.start_line, p.new_text) for p in pattern_proposals(doc, history)] == [(0, first[0])]
+    remaining = without_undone(history)
+    assert remaining.records == history[:1] and remaining.just_undone

@@ -46,6 +46,7 @@ from model.next_edit.edit_patterns import (
     travel,
     twins_of_previous_change,
 )
+from model.next_edit.edit_patterns.unfinished import unfinished
 from model.next_edit.undone_edits import without_undone
 from model.runtime.serving import ServedModel
 from model.sampler import SamplerSettings, denoise
@@ -87,12 +88,14 @@ def pattern_proposals(lines: list[str], history: list[EditRecord]) -> list[Patte
     below): what a pattern finds there is left as it is — except a local's or parameter's
     rename, whose uses in its function are all one edit, wherever the person came from.
     Lines just copied or pasted and being edited: only what the change implies within them.
-    Lines moved: nothing."""
+    Lines moved, or a line left half-typed: nothing."""
     changes = [Change(r.start_line, r.old_text, r.new_text) for r in history if r.in_document]
     change = net_change(changes)
     if change is None or moved_lines(changes):
         return []
     paths = [r.path for r in history if r.in_document]
+    if unfinished(change, paths[-1]):
+        return []
     edits = pattern_edits(lines, change, paths[-1], changes[:-1]) or twins_of_previous_change(lines, changes)
     block = edited_insertion(changes)
     if block is not None:

@@ -1,12 +1,14 @@
 """Undone edits: a change and its exact reversal cancel out of the history.
 
-An undo (or retyping the old text) brings lines back to what they were. The patterns must
-not go on repeating the change it took back: after ``dd`` then ``u``, the twin of the line
-just restored is not the next edit, and after undoing an accepted proposal, neither is the
-proposal again. Each file's changes are read oldest first against a stack: a change that
-exactly reverses the top (same first line, old and new text swapped) pops it; so does one
-that reverses the top few when they are keystrokes typed on that one line (a rename typed
-slowly, undone in one step). A redo reverses the undo: the change is pushed again.
+An undo (or retyping the old text) brings lines back to what they were, and the patterns
+must not go on from there as if it were a new change. Read as they came, an argument added
+by hand, the same accepted at the next call, another edit and then two undos made the
+newest change "remove the argument at the next call", and the patterns proposed removing
+it from the user's own edit too. Each file's changes are read oldest first against a
+stack: a change that exactly reverses the top (same first line, old and new text swapped)
+pops it; so does one that reverses the top few when they are keystrokes typed on that one
+line (a rename typed slowly, undone in one step). A redo reverses the undo: the change is
+pushed again. Right after an undo nothing is proposed (``just_undone``).
 """
 
 from __future__ import annotations
