@@ -244,6 +244,10 @@ def build_parser() -> argparse.ArgumentParser:
                           help="cut hunks as git diff -U<N> does (changes up to 2N lines apart are one "
                                "hunk, with N unchanged lines around it); default 0: each run of changed "
                                "lines is a hunk")
+    nextedit.add_argument("--typed", action="store_true",
+                          help="type the last applied hunk when it changes one line, a word or a character "
+                               "at a time, asking after each piece: the table adds the share of those "
+                               "requests that showed a proposal before the line was finished")
     rename = suites.add_parser("rename", help="one use of a name renamed by hand, then the next edit asked for")
     rename.add_argument("folder", type=Path, help="a folder of Python files (all of them, recursively)")
     rename.add_argument("--limit", type=int, default=300, help="renames, drawn at random")

@@ -4,7 +4,7 @@ import json
 import sys
 from pathlib import Path
 
-from lsp_server.bench.nextedit import format_nextedit, run_nextedit_bench
+from lsp_server.bench.nextedit import format_nextedit, run_nextedit_bench, typed_pieces
 from model.training.next_edit_examples import line_hunks
 
 SERVER = [sys.executable, "-m", "lsp_server", "serve"]
@@ -49,3 +49,21 @@ def test_a_rename_replayed_as_git_hunks_is_carried_to_the_next_use(tmp_path: Pat
     report = run_nextedit_bench(data, None, 3, SERVER, threshold=0.5, hunk_context=3)
     assert len(report.outcomes) == 3
     assert all(o.exact and o.located and o.confidence and o.confidence >= 0.5 for o in report.outcomes)
+
+
+def test_typed_the_last_hunk_is_asked_about_after_each_piece_and_scored_as_replayed(tmp_path: Path) -> None:
+    twin = "    f: Future = Future()\n"
+    old = f"def a(self):\n{twin}    return f\n\n\ndef b(self):\n{twin}    return f\n"
+    data = tmp_path / "pairs.jsonl"
+    data.write_text(json.dumps({"path": "m.py", "old": old,
+                                "new": old.replace(twin, "    f = self._loop.create_future()\n")}) + "\n")
+    assert typed_pieces(twin.rstrip("\n"), "    f = self._loop.create_future()") == (
+        5, 17, [" ", "=", " ", "self", ".", "_loop", ".", "create_f"])
+    replayed = run_nextedit_bench(data, None, 1, SERVER, threshold=0.5)
+    report = run_nextedit_bench(data, None, 1, SERVER, threshold=0.5, typed=True)
+    (outcome,) = report.outcomes
+    assert outcome.exact and [o.exact for o in replayed.outcomes] == [True] and replayed.outcomes[0].typing == []
+    # One request after each piece but the last; some half-typed states are left alone.
+    assert len(outcome.typing) == 7 and None in outcome.typing
+    table = format_nextedit(report)
+    assert "7 requests while typing it" in table and "typing" in table.splitlines()[2]

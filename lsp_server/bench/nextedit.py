@@ -21,6 +21,13 @@ hunks were made, and a proposal above the change can only be right this way.
 unchanged lines apart are one hunk, with up to N unchanged lines around it), each applied
 as one ``didChange`` over its whole range, the cursor at the end of its last line. By
 default each run of changed lines is a hunk.
+
+``--typed``: the last hunk applied, when it changes one line, is typed as a person types
+it (its changed middle deleted, then the new one typed a word or a character at a time),
+and ``redraft/nextEdit`` is asked after each piece as an editor asks after each pause
+(VS Code's client, 300 ms after a change). Whatever is shown along the way comes before
+the line is finished: the ``typing`` column is the share of those requests that showed a
+proposal. The case is then scored as without it.
 """
 
 from __future__ import annotations
@@ -28,6 +35,7 @@ from __future__ import annotations
 import asyncio
 import json
 import random
+import re
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -36,9 +44,12 @@ from typing import Any
 from lsp_server.bench.lsp_client import LspClient
 from lsp_server.bench.lsp_text import position_to_offset
 from lsp_server.bench.scoring import is_exact, percentile
+from lsp_server.next_edit import trimmed_edit
 from model.training.next_edit_examples import EditPair, Hunk, line_hunks, replay, replay_targets
 
 THRESHOLDS = (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9)
+# What a person types between pauses: a word, or one other character.
+_PIECE = re.compile(r"\w+|\W")
 
 
 @dataclass
@@ -47,6 +58,8 @@ class NextEditOutcome:
     exact: bool
     located: bool
     latency_ms: float
+    # --typed: the top proposal's confidence at each request made while typing (None: none)
+    typing: list[float | None] = field(default_factory=list)
 
 
 @dataclass
@@ -80,14 +93,67 @@ def _cursor_after(hunk: Hunk) -> dict[str, int]:
     return {"line": hunk.start + len(hunk.new_lines) - 1, "character": len(last.encode("utf-16-le")) // 2}
 
 
+def _units(text: str) -> int:
+    return len(text.encode("utf-16-le")) // 2
+
+
+def typed_pieces(old: str, new: str) -> tuple[int, int, list[str]] | None:
+    """A one-line change as a person types it: where its changed middle starts and ends in
+    ``old`` (deleted first), and the new middle in the pieces typed; None below two pieces."""
+    start, end, middle = trimmed_edit(old, 0, len(old), new)
+    pieces = _PIECE.findall(middle)
+    return (start, end, pieces) if len(pieces) >= 2 else None
+
+
+async def _typed(client: LspClient, uri: str, version: int, row: int, old: str,
+                 new: str) -> tuple[int, list[float | None]]:
+    """Type ``old`` → ``new`` on line ``row``, asking for next edits after each piece but the
+    last; the version reached and the top confidence of each answer (None: none)."""
+    typing = typed_pieces(old, new)
+    assert typing is not None
+    start, end, pieces = typing
+    version += 1
+    await client.did_change(uri, version, [{"range": {
+        "start": {"line": row, "character": _units(old[:start])},
+        "end": {"line": row, "character": _units(old[:end])}}, "text": ""}])
+    column = _units(old[:start])
+    confidences: list[float | None] = []
+    for index, piece in enumerate(pieces):
+        version += 1
+        at = {"line": row, "character": column}
+        await client.did_change(uri, version, [{"range": {"start": at, "end": at}, "text": piece}])  # type: ignore[typeddict-item]
+        column += _units(piece)
+        if index < len(pieces) - 1:
+            result = await client.request("redraft/nextEdit", {"textDocument": {"uri": uri},
+                                                               "position": {"line": row, "character": column}})
+            items = (result or {}).get("items") or []
+            confidences.append(float(items[0]["confidence"]) if items else None)
+    return version, confidences
+
+
+def _one_line(hunk: Hunk) -> tuple[str, str] | None:
+    if len(hunk.old_lines) != 1 or len(hunk.new_lines) != 1:
+        return None
+    old, new = hunk.old_lines[0].rstrip("\r\n"), hunk.new_lines[0].rstrip("\r\n")
+    ends_alike = hunk.old_lines[0][len(old):] == hunk.new_lines[0][len(new):]
+    return (old, new) if ends_alike and typed_pieces(old, new) is not None else None
+
+
 async def _case(client: LspClient, uri: str, pair: EditPair, hunks: list[Hunk], k: int,
-                bottom_up: bool) -> NextEditOutcome:
+                bottom_up: bool, typed: bool = False) -> NextEditOutcome:
     applied, target = replay(hunks, k, bottom_up)
     lines = pair.old.splitlines(keepends=True)
     await client.did_open(uri, pair.old)
-    for version, hunk in enumerate(applied, start=2):
-        await client.did_change(uri, version, [{"range": _range_of(lines, hunk),  # type: ignore[typeddict-item]
-                                                "text": "".join(hunk.new_lines)}])
+    version = 1
+    typing: list[float | None] = []
+    for index, hunk in enumerate(applied):
+        line = _one_line(hunk) if typed and index == len(applied) - 1 else None
+        if line is not None:
+            version, typing = await _typed(client, uri, version, hunk.start, *line)
+        else:
+            version += 1
+            await client.did_change(uri, version, [{"range": _range_of(lines, hunk),  # type: ignore[typeddict-item]
+                                                    "text": "".join(hunk.new_lines)}])
         lines[hunk.start : hunk.start + len(hunk.old_lines)] = hunk.new_lines
     expected = lines[: target.start] + target.new_lines + lines[target.start + len(target.old_lines):]
     started = time.perf_counter()
@@ -96,7 +162,7 @@ async def _case(client: LspClient, uri: str, pair: EditPair, hunks: list[Hunk], 
     latency = (time.perf_counter() - started) * 1000
     await client.did_close(uri)
     if not result or not result.get("items"):
-        return NextEditOutcome(None, False, False, latency)
+        return NextEditOutcome(None, False, False, latency, typing)
     item = result["items"][0]
     document = "".join(lines)
     first, last = item["edit"]["range"]["start"], item["edit"]["range"]["end"]
@@ -105,11 +171,11 @@ async def _case(client: LspClient, uri: str, pair: EditPair, hunks: list[Hunk], 
     edited = document[:start] + item["edit"]["newText"] + document[end:]
     region_end = target.start + max(1, len(target.old_lines))
     located = target.start - 1 <= first["line"] <= region_end
-    return NextEditOutcome(float(item["confidence"]), is_exact(edited, "".join(expected)), located, latency)
+    return NextEditOutcome(float(item["confidence"]), is_exact(edited, "".join(expected)), located, latency, typing)
 
 
 async def _run(pairs: list[EditPair], cases_per_pair: int, command: list[str], seed: int,
-               threshold: float, bottom_up: bool, hunk_context: int) -> NextEditReport:
+               threshold: float, bottom_up: bool, hunk_context: int, typed: bool) -> NextEditReport:
     rng = random.Random(seed)
     report = NextEditReport()
     async with LspClient(command, timeout=120) as client:
@@ -125,30 +191,38 @@ async def _run(pairs: list[EditPair], cases_per_pair: int, command: list[str], s
             for k in rng.sample(targets, min(cases_per_pair, len(targets))):
                 n += 1
                 uri = f"file:///bench/{n}/{Path(pair.path).name}"
-                report.outcomes.append(await _case(client, uri, pair, hunks, k, bottom_up))
+                report.outcomes.append(await _case(client, uri, pair, hunks, k, bottom_up, typed))
     return report
 
 
 def run_nextedit_bench(data: Path, limit: int | None, cases_per_pair: int, command: list[str],
                        seed: int = 0, threshold: float = 0.0, bottom_up: bool = False,
-                       hunk_context: int = 0) -> NextEditReport:
+                       hunk_context: int = 0, typed: bool = False) -> NextEditReport:
     return asyncio.run(_run(read_pairs(data, limit), cases_per_pair, command, seed, threshold, bottom_up,
-                            hunk_context))
+                            hunk_context, typed))
 
 
 def format_nextedit(report: NextEditReport) -> str:
     outcomes = report.outcomes
     n = max(1, len(outcomes))
     latencies = [o.latency_ms for o in outcomes]
+    typing = [confidence for o in outcomes for confidence in o.typing]
     lines = [
         f"cases {len(outcomes)}   exact {sum(o.exact for o in outcomes) / n:.1%}   "
         f"location {sum(o.located for o in outcomes) / n:.1%}   "
         f"latency p50 {percentile(latencies, 50):.0f} ms  p95 {percentile(latencies, 95):.0f} ms",
-        f"{'threshold':>9} {'shown':>7} {'precision':>10} {'location':>9}",
     ]
+    if typing:
+        typed = sum(bool(o.typing) for o in outcomes)
+        lines.append(f"typed: the last hunk of {typed} cases, {len(typing)} requests while typing it")
+    lines.append(f"{'threshold':>9} {'shown':>7} {'precision':>10} {'location':>9}" + (" typing" if typing else ""))
     for threshold in THRESHOLDS:
         shown = [o for o in outcomes if o.confidence is not None and o.confidence >= threshold]
         precision = f"{sum(o.exact for o in shown) / len(shown):.1%}" if shown else "–"
         located = f"{sum(o.located for o in shown) / len(shown):.1%}" if shown else "–"
-        lines.append(f"{threshold:9.1f} {len(shown) / n:7.1%} {precision:>10} {located:>9}")
+        row = f"{threshold:9.1f} {len(shown) / n:7.1%} {precision:>10} {located:>9}"
+        if typing:
+            early = sum(c is not None and c >= threshold for c in typing)
+            row += f" {early / len(typing):6.1%}"
+        lines.append(row)
     return "\n".join(lines)
