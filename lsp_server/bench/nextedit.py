@@ -105,38 +105,49 @@ def typed_pieces(old: str, new: str) -> tuple[int, int, list[str]] | None:
     return (start, end, pieces) if len(pieces) >= 2 else None
 
 
-async def _typed(client: LspClient, uri: str, version: int, row: int, old: str,
-                 new: str) -> tuple[int, list[float | None]]:
-    """Type ``old`` → ``new`` on line ``row``, asking for next edits after each piece but the
-    last; the version reached and the top confidence of each answer (None: none)."""
-    typing = typed_pieces(old, new)
-    assert typing is not None
-    start, end, pieces = typing
+@dataclass(frozen=True)
+class _Typing:
+    """How a one-line change is typed: its changed middle deleted, then the pieces typed."""
+
+    row: int
+    old: str  # the line's text before the change, without its break
+    start: int  # where the changed middle of ``old`` starts and ends
+    end: int
+    pieces: list[str]
+
+
+def _typing_of(hunk: Hunk) -> _Typing | None:
+    """The typing of a hunk that changes one line, keeping its break; None for any other."""
+    if len(hunk.old_lines) != 1 or len(hunk.new_lines) != 1:
+        return None
+    old, new = hunk.old_lines[0].rstrip("\r\n"), hunk.new_lines[0].rstrip("\r\n")
+    typed = typed_pieces(old, new)
+    if typed is None or hunk.old_lines[0][len(old):] != hunk.new_lines[0][len(new):]:
+        return None
+    return _Typing(hunk.start, old, *typed)
+
+
+async def _typed(client: LspClient, uri: str, version: int, typing: _Typing) -> tuple[int, list[float | None]]:
+    """Type the change, asking for next edits after each piece but the last; the version
+    reached and the top confidence of each answer (None: none)."""
+    row = typing.row
     version += 1
     await client.did_change(uri, version, [{"range": {
-        "start": {"line": row, "character": _units(old[:start])},
-        "end": {"line": row, "character": _units(old[:end])}}, "text": ""}])
-    column = _units(old[:start])
+        "start": {"line": row, "character": _units(typing.old[: typing.start])},
+        "end": {"line": row, "character": _units(typing.old[: typing.end])}}, "text": ""}])
+    column = _units(typing.old[: typing.start])
     confidences: list[float | None] = []
-    for index, piece in enumerate(pieces):
+    for index, piece in enumerate(typing.pieces):
         version += 1
         at = {"line": row, "character": column}
         await client.did_change(uri, version, [{"range": {"start": at, "end": at}, "text": piece}])  # type: ignore[typeddict-item]
         column += _units(piece)
-        if index < len(pieces) - 1:
+        if index < len(typing.pieces) - 1:
             result = await client.request("redraft/nextEdit", {"textDocument": {"uri": uri},
                                                                "position": {"line": row, "character": column}})
             items = (result or {}).get("items") or []
             confidences.append(float(items[0]["confidence"]) if items else None)
     return version, confidences
-
-
-def _one_line(hunk: Hunk) -> tuple[str, str] | None:
-    if len(hunk.old_lines) != 1 or len(hunk.new_lines) != 1:
-        return None
-    old, new = hunk.old_lines[0].rstrip("\r\n"), hunk.new_lines[0].rstrip("\r\n")
-    ends_alike = hunk.old_lines[0][len(old):] == hunk.new_lines[0][len(new):]
-    return (old, new) if ends_alike and typed_pieces(old, new) is not None else None
 
 
 async def _case(client: LspClient, uri: str, pair: EditPair, hunks: list[Hunk], k: int,
@@ -147,9 +158,9 @@ async def _case(client: LspClient, uri: str, pair: EditPair, hunks: list[Hunk], 
     version = 1
     typing: list[float | None] = []
     for index, hunk in enumerate(applied):
-        line = _one_line(hunk) if typed and index == len(applied) - 1 else None
-        if line is not None:
-            version, typing = await _typed(client, uri, version, hunk.start, *line)
+        plan = _typing_of(hunk) if typed and index == len(applied) - 1 else None
+        if plan is not None:
+            version, typing = await _typed(client, uri, version, plan)
         else:
             version += 1
             await client.did_change(uri, version, [{"range": _range_of(lines, hunk),  # type: ignore[typeddict-item]
@@ -213,8 +224,8 @@ def format_nextedit(report: NextEditReport) -> str:
         f"latency p50 {percentile(latencies, 50):.0f} ms  p95 {percentile(latencies, 95):.0f} ms",
     ]
     if typing:
-        typed = sum(bool(o.typing) for o in outcomes)
-        lines.append(f"typed: the last hunk of {typed} cases, {len(typing)} requests while typing it")
+        cases_typed = sum(bool(o.typing) for o in outcomes)
+        lines.append(f"typed: the last hunk of {cases_typed} cases, {len(typing)} requests while typing it")
     lines.append(f"{'threshold':>9} {'shown':>7} {'precision':>10} {'location':>9}" + (" typing" if typing else ""))
     for threshold in THRESHOLDS:
         shown = [o for o in outcomes if o.confidence is not None and o.confidence >= threshold]
