@@ -92,15 +92,19 @@ class NextEditService:
             log.error("next edit failed", exc_info=True)
             return []
         shown = [e for e in edits if e.confidence >= options.next_edit_confidence_threshold]
-        return [self._item(document, edit, encoding) for edit in shown[:MAX_ITEMS]]
+        items = [item for edit in shown if (item := self._item(document, edit, encoding)) is not None]
+        return items[:MAX_ITEMS]
 
     @staticmethod
-    def _item(document: Document, edit: ModelEdit, encoding: str) -> dict[str, Any]:
+    def _item(document: Document, edit: ModelEdit, encoding: str) -> dict[str, Any] | None:
+        """The edit as an item; None when it would change nothing."""
         text = document.text
         starts = document.starts
         start = starts[edit.start_line] if edit.start_line < len(starts) else len(text)
         end = starts[edit.end_line] if edit.end_line < len(starts) else len(text)
         start, end, new_text = trimmed_edit(text, start, end, edit.new_text)
+        if start == end and not new_text:
+            return None
         edit_range = types.Range(position_at(text, start, encoding, starts), position_at(text, end, encoding, starts))
         return {
             "id": uuid.uuid4().hex[:12],

@@ -122,6 +122,13 @@ def test_a_moved_line_is_not_a_deleted_one() -> None:
     assert not moved_lines([dd, Change(3, line, "")])
 
 
+def test_a_change_of_indentation_alone_proposes_no_edit_that_changes_nothing() -> None:
+    # Dedenting a line: its twin, rewritten "at its own indentation", would be itself.
+    text = "def f(a):\n    if a:\nreturn None\n\n\ndef g(a):\n    if a:\n        return None\n"
+    history = [EditRecord("m.py", 2, "        return None\n", "return None\n")]
+    assert pattern_proposals(lines_of(text), history) == []
+
+
 def test_only_edits_of_the_document_asked_about_drive_the_patterns() -> None:
     text = "def f(n):\n    return n\n"
     here = EditRecord("m.py", 0, "def f(count):\n", "def f(n):\n", in_document=True)

@@ -318,6 +318,14 @@ async def test_a_half_typed_line_is_not_carried_to_its_twin_until_it_is_finished
         assert applied(finished, result["items"][0]) == doc.replace(twin, "    f = self._loop.create_future()\n")
 
 
+async def test_a_line_only_dedented_offers_no_edit_that_changes_nothing() -> None:
+    doc = "def f(a):\n    if a:\n        return None\n\n\ndef g(a):\n    if a:\n        return None\n"
+    uri = "file:///dedent.py"
+    async with served(uri, doc) as client:
+        await client.did_change(uri, 2, [edit(2, 0, 4, "")])
+        assert await next_edit(client, uri, 2, 0) is None
+
+
 async def test_without_recent_edits_the_server_stays_quiet_by_default() -> None:
     async with LspClient(SERVER, timeout=60) as client:
         await client.initialize({"requestTimeoutMs": 20_000})

@@ -100,6 +100,8 @@ def pattern_proposals(lines: list[str], history: list[EditRecord]) -> list[Patte
     block = edited_insertion(changes)
     if block is not None:
         edits = [edit for edit in edits if block.start <= edit.start_line and edit.end_line <= block.stop]
+    # A twin rewritten "at its own indentation" after a change of indentation alone is itself.
+    edits = [edit for edit in edits if "".join(lines[edit.start_line : edit.end_line]) != edit.new_text]
     way = travel(changes)
     again = repeats_previous(changes)
     return [replace(edit, again=again) for edit in edits
