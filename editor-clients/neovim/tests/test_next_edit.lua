@@ -199,6 +199,23 @@ suite.tests = {
     end,
   },
   {
+    'a line moved with ddp proposes nothing: its twin is not deleted',
+    function()
+      local lines = { 'def h(a):', '    check(a)', '    y = a * 2', '    z = y - 1', '    check(a)', '    return z' }
+      vim.fn.writefile(lines, dir .. '/move.py')
+      child:open(dir .. '/move.py', lines)
+      child:lua('vim.api.nvim_win_set_cursor(0, { 2, 0 })')
+      child:input('dd')
+      wait_proposal('a next edit after the deleted line')
+      local answers = child:lua("return require('redraft.next_edit').answers")
+      child:input('p')
+      child:wait_lines({ 'def h(a):', '    y = a * 2', '    check(a)', '    z = y - 1', '    check(a)', '    return z' },
+        'the line put back below')
+      child:wait("return require('redraft.next_edit').answers > " .. answers, 'the answer after the move', H.LSP_TIMEOUT)
+      H.eq(nil, proposal(), 'nothing proposed after the move')
+    end,
+  },
+  {
     "inline_completion = 'builtin' needs Neovim 0.12 and falls back on older versions",
     function()
       if child:lua('return vim.lsp.inline_completion ~= nil') then
