@@ -38,6 +38,23 @@ async def served(uri: str, doc: str) -> AsyncIterator[LspClient]:
         yield client
 
 
+async def paced(client: LspClient, uri: str, version: int, changes: list[dict[str, Any]]) -> int:
+    """Send each change as a person makes steps: a pause longer than the edit log's merge
+    window before each (within it, a change and the next merge into one event). The
+    document's version after the last is returned."""
+    for change in changes:
+        await asyncio.sleep(1.1)
+        version += 1
+        await client.did_change(uri, version, [change])
+    return version
+
+
+async def text_of(client: LspClient, uri: str) -> str:
+    """The document's text as the server holds it (``redraft/debugState``)."""
+    state = await client.request("redraft/debugState")
+    return str(state["documents"][uri]["text"])
+
+
 def deleted_line(line: int) -> dict[str, Any]:
     """The change of ``dd`` or Delete Line: the line's whole range, its break included."""
     return {"range": {"start": {"line": line, "character": 0}, "end": {"line": line + 1, "character": 0}}, "text": ""}
@@ -198,8 +215,7 @@ async def test_an_added_argument_is_offered_at_the_next_call_and_a_deleted_line_
         await client.did_change(uri, 4, [{"range": {"start": {"line": 3, "character": 0},
                                                     "end": {"line": 4, "character": 0}}, "text": ""}])
         text = text.replace("print('checking the value')\n", "", 1)
-        state = await client.request("redraft/debugState")
-        assert state["documents"][uri]["text"] == text
+        assert await text_of(client, uri) == text
         result = await next_edit(client, uri, 3, 0)
         assert result is not None
         assert applied(text, result["items"][0]) == text.replace("print('checking the value')\n", "")
@@ -231,8 +247,7 @@ async def test_after_an_undo_the_server_does_not_repeat_what_was_undone() -> Non
     async with served(uri, doc) as client:
 
         async def change(version: int, change: dict[str, Any]) -> Any:
-            await asyncio.sleep(1.1)
-            await client.did_change(uri, version, [change])
+            await paced(client, uri, version - 1, [change])
             return await next_edit(client, uri, 1, 0)
 
         def restore(line_number: int) -> dict[str, Any]:
@@ -251,8 +266,7 @@ async def test_after_an_undo_the_server_does_not_repeat_what_was_undone() -> Non
         assert await change(5, as_change(twin)) is None  # accepted: nothing left to do
         # Undo the accepted twin: not offered again.
         assert await change(6, restore(2)) is None
-        state = await client.request("redraft/debugState")
-        assert state["documents"][uri]["text"] == doc.replace(line, "", 1)
+        assert await text_of(client, uri) == doc.replace(line, "", 1)
 
 
 async def test_undoing_an_accepted_edit_and_one_after_it_leaves_the_users_own_edit_alone() -> None:
@@ -262,13 +276,9 @@ async def test_undoing_an_accepted_edit_and_one_after_it_leaves_the_users_own_ed
     doc = "a = fetch(url)\nc = fetch(other)\nb = 1\nprint(a, b, c)\n"
     uri = "file:///undo_twice.py"
     async with served(uri, doc) as client:
-        steps = [edit(0, 13, 13, ", timeout=5"), edit(1, 15, 15, ", timeout=5"), edit(2, 4, 5, "2"),
-                 edit(2, 4, 5, "1"), edit(1, 15, 26, "")]
-        for version, step in enumerate(steps, 2):
-            await asyncio.sleep(1.1)  # apart, as a person's steps come
-            await client.did_change(uri, version, [step])
-        state = await client.request("redraft/debugState")
-        assert state["documents"][uri]["text"] == doc.replace("fetch(url)", "fetch(url, timeout=5)")
+        await paced(client, uri, 1, [edit(0, 13, 13, ", timeout=5"), edit(1, 15, 15, ", timeout=5"),
+                                     edit(2, 4, 5, "2"), edit(2, 4, 5, "1"), edit(1, 15, 26, "")])
+        assert await text_of(client, uri) == doc.replace("fetch(url)", "fetch(url, timeout=5)")
         assert await next_edit(client, uri, 1, 15) is None
 
 
@@ -281,12 +291,9 @@ async def test_a_line_copied_and_changed_does_not_make_the_original_a_copy() -> 
     uri = "file:///copy.py"
     async with served(uri, doc) as client:
         await client.did_change(uri, 2, [edit(2, 0, 0, line)])
-        for version, (start, end, text) in enumerate([(4, 9, "height"), (25, 30, "height"), (34, 36, "24")], 3):
-            await asyncio.sleep(1.1)
-            await client.did_change(uri, version, [edit(2, start, end, text)])
-        state = await client.request("redraft/debugState")
+        await paced(client, uri, 2, [edit(2, 4, 9, "height"), edit(2, 25, 30, "height"), edit(2, 34, 36, "24")])
         copy = '    height = config.get("height", 24)\n'
-        assert state["documents"][uri]["text"] == doc.replace(line, line + copy, 1)
+        assert await text_of(client, uri) == doc.replace(line, line + copy, 1)
         assert await next_edit(client, uri, 2, 37) is None
 
 
@@ -298,8 +305,7 @@ async def test_a_line_moved_with_ddp_does_not_offer_deleting_its_twin() -> None:
         await client.did_change(uri, 2, [deleted_line(1)])
         assert await next_edit(client, uri, 1, 0) is not None  # deleted: its twin is offered
         await client.did_change(uri, 3, [edit(2, 0, 0, line)])  # p: put back below `x = a + b`
-        state = await client.request("redraft/debugState")
-        assert state["documents"][uri]["text"] == doc.replace(line + "    x = a + b\n", "    x = a + b\n" + line)
+        assert await text_of(client, uri) == doc.replace(line + "    x = a + b\n", "    x = a + b\n" + line)
         assert await next_edit(client, uri, 2, 0) is None
 
 

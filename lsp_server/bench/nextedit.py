@@ -42,7 +42,7 @@ from pathlib import Path
 from typing import Any
 
 from lsp_server.bench.lsp_client import LspClient
-from lsp_server.bench.lsp_text import position_to_offset
+from lsp_server.bench.lsp_text import code_units, position_to_offset
 from lsp_server.bench.scoring import is_exact, percentile
 from lsp_server.next_edit import trimmed_edit
 from model.training.next_edit_examples import EditPair, Hunk, line_hunks, replay, replay_targets
@@ -82,7 +82,7 @@ def _range_of(lines: list[str], hunk: Hunk) -> dict[str, Any]:
     if end_line < len(lines) or (lines and lines[-1].endswith(("\n", "\r"))):
         end = {"line": end_line, "character": 0}
     else:  # the hunk runs to the end of a file without a final newline
-        end = {"line": end_line - 1, "character": len(lines[-1].encode("utf-16-le")) // 2}
+        end = {"line": end_line - 1, "character": code_units(lines[-1])}
     return {"start": {"line": hunk.start, "character": 0}, "end": end}
 
 
@@ -90,11 +90,7 @@ def _cursor_after(hunk: Hunk) -> dict[str, int]:
     if not hunk.new_lines:
         return {"line": hunk.start, "character": 0}
     last = hunk.new_lines[-1].rstrip("\r\n")
-    return {"line": hunk.start + len(hunk.new_lines) - 1, "character": len(last.encode("utf-16-le")) // 2}
-
-
-def _units(text: str) -> int:
-    return len(text.encode("utf-16-le")) // 2
+    return {"line": hunk.start + len(hunk.new_lines) - 1, "character": code_units(last)}
 
 
 def typed_pieces(old: str, new: str) -> tuple[int, int, list[str]] | None:
@@ -133,15 +129,15 @@ async def _typed(client: LspClient, uri: str, version: int, typing: _Typing) -> 
     row = typing.row
     version += 1
     await client.did_change(uri, version, [{"range": {
-        "start": {"line": row, "character": _units(typing.old[: typing.start])},
-        "end": {"line": row, "character": _units(typing.old[: typing.end])}}, "text": ""}])
-    column = _units(typing.old[: typing.start])
+        "start": {"line": row, "character": code_units(typing.old[: typing.start])},
+        "end": {"line": row, "character": code_units(typing.old[: typing.end])}}, "text": ""}])
+    column = code_units(typing.old[: typing.start])
     confidences: list[float | None] = []
     for index, piece in enumerate(typing.pieces):
         version += 1
         at = {"line": row, "character": column}
         await client.did_change(uri, version, [{"range": {"start": at, "end": at}, "text": piece}])  # type: ignore[typeddict-item]
-        column += _units(piece)
+        column += code_units(piece)
         if index < len(typing.pieces) - 1:
             result = await client.request("redraft/nextEdit", {"textDocument": {"uri": uri},
                                                                "position": {"line": row, "character": column}})

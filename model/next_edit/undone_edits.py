@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Generic, Protocol, TypeVar
 
 from model.next_edit.edit_patterns.changes import MAX_CHAIN
+from model.next_edit.edit_patterns.text import split_lines
 
 
 class LoggedChange(Protocol):
@@ -43,8 +44,8 @@ class Remaining(Generic[Record]):
 
 
 def _one_line(text: str) -> bool:
-    """At most one line (with its break)."""
-    return text.count("\n") <= 1 and text.count("\r") <= 1
+    """At most one line (with its break), by LSP's line rule."""
+    return len(split_lines(text)) <= 1
 
 
 def _undone_depth(stack: Sequence[LoggedChange], change: LoggedChange) -> int:

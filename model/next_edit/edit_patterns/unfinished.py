@@ -17,9 +17,8 @@ their context is beyond these forms).
 
 from __future__ import annotations
 
-import ast
-import warnings
-
+from model.code_text import code_spans
+from model.fim import candidate_parse
 from model.next_edit.edit_patterns.changes import Change
 from model.next_edit.edit_patterns.text import split_lines
 
@@ -52,36 +51,24 @@ def parses(line: str) -> bool:
     closers = _unmatched_closers(code)
     if closers:  # the last line of a call, a list or a signature: open what it closes
         codes.append("x = " + "".join("_(" if c == ")" else _OPENER[c] for c in reversed(closers)) + "\n" + code)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # invalid escape sequences and the like
-        for candidate in codes:
-            for form in _FORMS:
-                try:
-                    ast.parse(form.format(candidate))
-                    return True
-                except (SyntaxError, ValueError):  # ValueError: a NUL byte
-                    continue
-    return False
+    # The FIM calibrators' parse: its warnings about odd code are dropped process-wide by
+    # name, and deep nesting counts as not parsing.
+    return any(candidate_parse.parses(form.format(candidate)) for candidate in codes for form in _FORMS)
 
 
 def _unmatched_closers(code: str) -> str:
-    """The closing brackets of ``code`` that close nothing opened in it, in order."""
-    depth, unmatched, quote = 0, [], ""
-    for index, char in enumerate(code):
-        if quote:
-            if char == quote and code[index - 1] != "\\":
-                quote = ""
-        elif char in "'\"":
-            quote = char
-        elif char == "#":
-            break
-        elif char in "([{":
-            depth += 1
-        elif char in ")]}":
-            if depth:
-                depth -= 1
-            else:
-                unmatched.append(char)
+    """The closing brackets of ``code`` that close nothing opened in it, in order (strings
+    and the comment skipped)."""
+    depth, unmatched = 0, []
+    for start, end in code_spans(code, "#"):
+        for char in code[start:end]:
+            if char in "([{":
+                depth += 1
+            elif char in ")]}":
+                if depth:
+                    depth -= 1
+                else:
+                    unmatched.append(char)
     return "".join(unmatched)
 
 
