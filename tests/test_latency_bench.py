@@ -131,3 +131,68 @@ def test_auto_closed_brackets_bring_their_closer_which_is_typed_over_and_every_k
     assert client.changes == [*"total = f", "()", "a", "[]", "0", " ", "+", " ", "g", "()"]
     assert client.requests == len("total = f(a[0]) + g(") == len(report.latencies_ms)
     assert line.document == text[:line.end] + ")" + text[line.end:]  # g('s closer stays, as in an editor
+
+
+def test_a_shown_suggestion_is_right_as_far_as_it_goes_and_whole_when_it_ends_the_line_as_the_file_does() -> None:
+    from lsp_server.bench.latency import judged
+
+    final = "x = 1\n    total = compute(a, b)\ny = 2\n"
+    document = "x = 1\n    total = comp\ny = 2\n"
+    cursor = document.index("\ny = 2")
+
+    def insert(text: str) -> dict[str, object]:
+        return {"insertText": text}
+
+    whole = judged(final, document, cursor, insert("ute(a, b)"))
+    assert (whole.right, whole.whole, whole.shown, whole.line_start) == (True, True, "    total = compute(a, b)", 6)
+    partial = judged(final, document, cursor, insert("ute("))
+    assert (partial.right, partial.whole) == (True, False)
+    wrong = judged(final, document, cursor, insert("are(a, b)"))
+    assert (wrong.right, wrong.whole) == (False, False)
+    # A range that replaces the word typed so far is judged by the text it leaves.
+    word = {"line": 1, "character": 12}
+    ranged = {"insertText": "compute(a, b)", "range": {"start": word, "end": {"line": 1, "character": 16}}}
+    assert judged(final, document, cursor, ranged).whole
+    # A suggestion that runs past the line's end is right only if the next lines follow too.
+    assert judged(final, document, cursor, insert("ute(a, b)\ny = 2")).whole
+    assert not judged(final, document, cursor, insert("ute(a, b)\nz")).right
+
+
+def test_each_distinct_suggestion_counts_once_however_long_it_stays_shown() -> None:
+    import asyncio
+
+    from lsp_server.bench.latency import _Line, _type
+
+    class Client:
+        """Suggests the line as the file has it for the first 11 keystrokes, then
+        ``compute(a, c)``, as type-through keeps a suggestion while the typing agrees."""
+
+        def __init__(self, line: _Line) -> None:
+            self.line = line
+
+        async def did_change(self, uri: str, version: int, changes: list[dict[str, object]]) -> None:
+            pass
+
+        async def cancel(self, request_id: int) -> None:
+            pass
+
+        def send_request(self, method: str, params: dict[str, dict[str, int]]) -> tuple[int, asyncio.Future[object]]:
+            row_start = self.line.document.rfind("\n", 0, self.line.offset) + 1
+            typed = self.line.document[row_start:row_start + params["position"]["character"]].lstrip()
+            suggested = "total = compute(a, b)" if len(typed) <= 11 else "total = compute(a, c)"
+            rest = suggested[len(typed):] if suggested.startswith(typed) else ""
+            future: asyncio.Future[object] = asyncio.get_running_loop().create_future()
+            future.set_result({"items": [{"insertText": rest}] if rest else []})
+            return 1, future
+
+    text = "x = 1\n" * 200 + "    total = compute(a, b)\n"
+    start = text.index("    total")
+    line = _Line.of("file:///t.py", text, start, text.index("\n", start))
+    report = LatencyReport()
+    asyncio.run(_type(Client(line), line, line.end, 0.0, report, 1))  # type: ignore[arg-type]  # a stand-in client
+    typed = len("total = compute(a, b)")
+    assert report.requests == typed and report.shown == 11 + 8
+    assert report.right == 11 and report.whole_line == report.right
+    # Two suggestions were shown: the right one over 11 keystrokes, then `c)` for 8.
+    assert sorted(report.distinct.values()) == [False, True]
+    assert "1 of 2 (50.0%)" in format_latency(report, 100.0)

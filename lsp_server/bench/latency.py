@@ -10,6 +10,11 @@ The server runs at the confidence threshold users get unless told otherwise: bel
 server stops refining candidates that can't be shown, so threshold 0 (every candidate
 scored in full) is the slowest setting, not the served one.
 
+Each shown suggestion is judged against the line the typing goes on to write (``judged``):
+right as far as it reaches, and whether it also ends the line as the file does. A
+suggestion that stays shown while the typing agrees with it (type-through) is counted at
+every keystroke, and once among the distinct suggestions.
+
 It also reports the server's CPU time: per keystroke while typing, and over a quiet
 second after the last one (``IDLE_CHECK_S``), since a fast answer bought by keeping the
 editor's cores busy is no gift to the user.
@@ -18,6 +23,7 @@ editor's cores busy is no gift to the user.
 from __future__ import annotations
 
 import asyncio
+import logging
 import os
 import random
 import time
@@ -27,10 +33,12 @@ from pathlib import Path
 from typing import Any
 
 from lsp_server.bench.lsp_client import LspClient, LspError
-from lsp_server.bench.lsp_text import offset_to_position
+from lsp_server.bench.lsp_text import apply_item, first_item, item_text, offset_to_position, position_to_offset
 from lsp_server.bench.scoring import percentile
 from lsp_server.options import ServerOptions
 from lsp_server.protocol import CURSOR
+
+log = logging.getLogger(__name__)
 
 MIN_CONTEXT_CHARS = 1_000
 IDLE_CHECK_S = 1.0  # how long the server's CPU is watched once typing stops
@@ -70,6 +78,10 @@ class LatencyReport:
     typing: Typing = Typing()
     back_ms: list[float] = field(default_factory=list)  # the answered first keystrokes back at a place
     first_ms: list[float] = field(default_factory=list)  # the answered first keystrokes at a new place
+    right: int = 0  # shown suggestions that the typing goes on to write, as far as they go (``judged``)
+    whole_line: int = 0  # … of which those that end the line as it ends
+    # Each suggestion once, however many keystrokes it stayed shown: (uri, line start, shown line) → right.
+    distinct: dict[tuple[str, int, str], bool] = field(default_factory=dict)
 
     @property
     def requests(self) -> int:
@@ -89,6 +101,8 @@ def pooled(reports: Sequence[LatencyReport]) -> LatencyReport:
         rss_start_mb=min(r.rss_start_mb for r in reports), rss_end_mb=max(r.rss_end_mb for r in reports),
         typing_cpu_s=sum(r.typing_cpu_s for r in reports), idle_cpu_s=max(r.idle_cpu_s for r in reports),
         threshold=reports[0].threshold, runs=list(reports), typing=reports[0].typing,
+        right=sum(r.right for r in reports), whole_line=sum(r.whole_line for r in reports),
+        distinct={key: right for r in reports for key, right in r.distinct.items()},
         back_ms=[ms for r in reports for ms in r.back_ms], first_ms=[ms for r in reports for ms in r.first_ms])
 
 
@@ -162,7 +176,8 @@ async def _type(
                                      "position": {"line": line_no, "character": character}})
         await asyncio.sleep(typing.rest_ms / 1000)
 
-    async def settle(request_id: int, future: asyncio.Future[Any], sent: float, first: bool) -> None:
+    async def settle(request_id: int, future: asyncio.Future[Any], sent: float, first: bool,
+                     document: str, cursor: int) -> None:
         try:
             result = await asyncio.wait_for(future, 60)
         except LspError as exc:
@@ -177,8 +192,16 @@ async def _type(
         report.latencies_ms.append((time.perf_counter() - sent) * 1000)
         if first:
             (report.back_ms if back else report.first_ms).append(report.latencies_ms[-1])
-        items = result.get("items") if isinstance(result, dict) else result
-        report.shown += bool(items)
+        item = first_item(result)
+        if item is not None and item_text(item):
+            report.shown += 1
+            judgement = judged(line.text, document, cursor, item)
+            report.right += judgement.right
+            report.whole_line += judgement.whole
+            report.distinct[line.uri, judgement.line_start, judgement.shown] = judgement.right
+            log.debug("shown, %s: %r + %r (the line: %r)", "right" if judgement.right else "wrong",
+                      document[judgement.line_start:cursor], item_text(item),
+                      line.text[judgement.line_start:line.end])
 
     for cursor in range(line.offset, upto):
         typed = line.text[cursor]
@@ -201,11 +224,38 @@ async def _type(
             "textDocument": {"uri": line.uri}, "position": {"line": line_no, "character": character},
             "context": {"triggerKind": 2}})
         pending = (request_id, future, time.perf_counter())
-        tasks.append(asyncio.create_task(settle(*pending, cursor == line.offset)))
+        tasks.append(asyncio.create_task(settle(*pending, cursor == line.offset, line.document, cursor + 1)))
         await asyncio.sleep(interval_s)
     await asyncio.gather(*tasks)
     line.offset = max(line.offset, upto)
     return version
+
+
+@dataclass(frozen=True)
+class Judged:
+    """A shown suggestion against how the file goes on."""
+
+    line_start: int  # where the suggestion's first line starts
+    shown: str  # that line, as typed so far, with the suggestion applied, through the suggestion's last line
+    right: bool  # the shown text, as far as the suggestion reaches, is how the file goes on
+    whole: bool  # … and the rest of the line it ends on is too
+
+
+def judged(final: str, document: str, cursor: int, item: dict[str, Any]) -> Judged:
+    """``item`` shown at ``cursor`` in ``document``, judged against ``final``, the text
+    the typing goes on to make (``document`` and ``final`` agree up to the cursor's line)."""
+    edit_range = item.get("range")
+    replaced_from = cursor
+    if isinstance(edit_range, dict):
+        replaced_from = position_to_offset(document, edit_range["start"]["line"], edit_range["start"]["character"])
+    applied = apply_item(document, cursor, item)
+    start = document.rfind("\n", 0, replaced_from) + 1
+    reach = replaced_from + len(item_text(item))
+    line_end = applied.find("\n", reach)
+    shown = applied[start:line_end if line_end >= 0 else None]
+    right = final.startswith(applied[start:reach], start)
+    whole = right and final.startswith(shown, start) and final[start + len(shown):][:1] in ("", "\n")
+    return Judged(start, shown, right, whole)
 
 
 async def _type_lines(
@@ -305,6 +355,11 @@ def format_latency(report: LatencyReport, interval_ms: float) -> str:
         *([("typing", report.typing.describe())] if report.typing != Typing() else []),
         ("confidence threshold", f"{report.threshold:g}"),
         ("answered", f"{len(answered)}  (with a suggestion: {report.shown})"),
+        ("shown: right as far as they go / ending the line right",
+         f"{report.right / max(1, report.shown):.1%} / {report.whole_line / max(1, report.shown):.1%}"),
+        ("distinct suggestions shown: right as far as they go",
+         f"{sum(report.distinct.values())} of {len(report.distinct)}"
+         f" ({sum(report.distinct.values()) / max(1, len(report.distinct)):.1%})"),
         ("dropped (cancelled by the next keystroke)", f"{report.dropped / max(1, report.requests):.1%}"),
         ("errors", f"{report.errors}"),
         ("first keystroke at a new place p50 / p95", _p50_p95(report.first_ms)),
