@@ -231,6 +231,9 @@ def build_parser() -> argparse.ArgumentParser:
     latency.add_argument("--auto-close", action="store_true",
                          help="close brackets as editors do: typing ( [ { also inserts its closer after the "
                               "cursor, and typing the closer there moves over it")
+    latency.add_argument("--every-line", action="store_true",
+                         help="type lines of any length, comments too (default: code lines of 12 characters or "
+                              "more), so that the suggestions judged are those of all typing")
     nextedit = suites.add_parser("nextedit", help="real hunks replayed through the real server")
     nextedit.add_argument("--data", type=Path, required=True, help="jsonl of {path, old, new} file pairs")
     nextedit.add_argument("--limit", type=int, help="first N file pairs only")

@@ -196,3 +196,14 @@ def test_each_distinct_suggestion_counts_once_however_long_it_stays_shown() -> N
     # Two suggestions were shown: the right one over 11 keystrokes, then `c)` for 8.
     assert sorted(report.distinct.values()) == [False, True]
     assert "1 of 2 (50.0%)" in format_latency(report, 100.0)
+
+
+def test_every_line_types_short_lines_and_comments_too(tmp_path: Path) -> None:
+    module = tmp_path / "short.py"
+    module.write_text(f'"""{"a" * 1_000}"""\n' + "if x:\n    pass\n# done\nelse_branch_is_here = 2\n\n")
+    long_only = typing_spots([module], 10, seed=0)
+    every = typing_spots([module], 10, seed=0, every_line=True)
+    typed = {text[start:end].strip() for _, text, start, end in every}
+    assert {text[start:end].strip() for _, text, start, end in long_only} == {"else_branch_is_here = 2"}
+    assert typed == {"if x:", "pass", "# done", "else_branch_is_here = 2"}
+    assert "every line" in Typing(every_line=True).describe()

@@ -51,11 +51,15 @@ class Typing:
     back_and_forth: bool = False  # the lines of two files at a time, in halves, A B A B (``_type_lines``)
     rest_ms: float = 0.0  # before typing at a place, the cursor rests there this long, told with redraft/cursor
     auto_close: bool = False  # brackets as editors close them: ( [ { bring their closer, typed over later
+    # Lines of any length, comments too, not only code lines of 12 characters or more: a
+    # short line's guess (``else:`` after ``e``) is never right among long lines alone.
+    every_line: bool = False
 
     def describe(self) -> str:
         parts = ["back and forth" if self.back_and_forth else "",
                  f"the cursor rests {self.rest_ms:.0f} ms first (redraft/cursor)" if self.rest_ms else "",
-                 "brackets closed as typed" if self.auto_close else ""]
+                 "brackets closed as typed" if self.auto_close else "",
+                 "every line (short ones and comments too)" if self.every_line else ""]
         return ", ".join(part for part in parts if part) or "plain"
 
 
@@ -126,8 +130,10 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")  # utime, stime in ticks
 
 
-def typing_spots(files: Sequence[Path], lines_per_file: int, seed: int) -> list[tuple[Path, str, int, int]]:
-    """(file, text, line start, line end) of lines worth typing: ≥ 1,000 characters before them."""
+def typing_spots(files: Sequence[Path], lines_per_file: int, seed: int,
+                 every_line: bool = False) -> list[tuple[Path, str, int, int]]:
+    """(file, text, line start, line end) of lines worth typing: ≥ 1,000 characters before
+    them, and unless ``every_line``, code lines of 12 characters or more."""
     rng = random.Random(seed)
     spots: list[tuple[Path, str, int, int]] = []
     for path in files:
@@ -137,7 +143,8 @@ def typing_spots(files: Sequence[Path], lines_per_file: int, seed: int) -> list[
         for start in starts:
             end = text.find("\n", start)
             line = text[start:end] if end >= 0 else ""
-            if start >= MIN_CONTEXT_CHARS and len(line.strip()) >= 12 and not line.strip().startswith("#"):
+            worth = line.strip() != "" if every_line else len(line.strip()) >= 12 and not line.strip().startswith("#")
+            if start >= MIN_CONTEXT_CHARS and worth:
                 candidates.append((start, end))
         for start, end in rng.sample(candidates, min(lines_per_file, len(candidates))):
             spots.append((path, text, start, end))
@@ -293,7 +300,7 @@ def _pairs(paths: Sequence[Path], lines: Sequence[_Line]) -> list[list[_Line]]:
 async def _run(files: Sequence[Path], lines_per_file: int, interval_ms: float, command: list[str],
                seed: int, workspace: Path | None, threshold: float, typing: Typing) -> LatencyReport:
     report = LatencyReport(threshold=threshold, typing=typing)
-    spots = typing_spots(files, lines_per_file, seed)
+    spots = typing_spots(files, lines_per_file, seed, typing.every_line)
     if not spots:
         raise ValueError("no line with 1,000 characters of context before it in the given files")
     started = time.perf_counter()
