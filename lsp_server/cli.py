@@ -234,6 +234,9 @@ def build_parser() -> argparse.ArgumentParser:
     latency.add_argument("--every-line", action="store_true",
                          help="type lines of any length, comments too (default: code lines of 12 characters or "
                               "more), so that the suggestions judged are those of all typing")
+    latency.add_argument("--at-end", action="store_true",
+                         help="type each line at the end of its file, the text after it gone: new code written "
+                              "top down, whose blocks have no body yet when their header is typed")
     nextedit = suites.add_parser("nextedit", help="real hunks replayed through the real server")
     nextedit.add_argument("--data", type=Path, required=True, help="jsonl of {path, old, new} file pairs")
     nextedit.add_argument("--limit", type=int, help="first N file pairs only")

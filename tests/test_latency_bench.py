@@ -207,3 +207,14 @@ def test_every_line_types_short_lines_and_comments_too(tmp_path: Path) -> None:
     assert {text[start:end].strip() for _, text, start, end in long_only} == {"else_branch_is_here = 2"}
     assert typed == {"if x:", "pass", "# done", "else_branch_is_here = 2"}
     assert "every line" in Typing(every_line=True).describe()
+
+
+def test_at_the_end_each_line_is_typed_with_nothing_after_it_as_new_code_is_written() -> None:
+    from lsp_server.bench.latency import _Line
+
+    text = "def f(xs):\n    for x in xs:\n        print(x)\n    return 0\n"
+    start = text.index("    for")
+    line = _Line.of("file:///t.py", text, start, text.index("\n", start), at_end=True)
+    assert line.document == "def f(xs):\n    \n" and line.text == "def f(xs):\n    for x in xs:\n"
+    assert line.text[line.offset:line.end] == "for x in xs:"
+    assert "at the end of the file (new code)" in Typing(at_end=True).describe()

@@ -54,12 +54,16 @@ class Typing:
     # Lines of any length, comments too, not only code lines of 12 characters or more: a
     # short line's guess (``else:`` after ``e``) is never right among long lines alone.
     every_line: bool = False
+    # Each line typed at the end of its file, the text after it gone: code written top down,
+    # new, whose blocks have no body yet when their header is typed.
+    at_end: bool = False
 
     def describe(self) -> str:
         parts = ["back and forth" if self.back_and_forth else "",
                  f"the cursor rests {self.rest_ms:.0f} ms first (redraft/cursor)" if self.rest_ms else "",
                  "brackets closed as typed" if self.auto_close else "",
-                 "every line (short ones and comments too)" if self.every_line else ""]
+                 "every line (short ones and comments too)" if self.every_line else "",
+                 "at the end of the file (new code)" if self.at_end else ""]
         return ", ".join(part for part in parts if part) or "plain"
 
 
@@ -162,9 +166,12 @@ class _Line:
     offset: int = 0  # the next character of ``text`` to type
 
     @classmethod
-    def of(cls, uri: str, text: str, start: int, end: int) -> _Line:
+    def of(cls, uri: str, text: str, start: int, end: int, at_end: bool = False) -> _Line:
+        """``at_end``: the text after the line is gone, but for its line break."""
         line = text[start:end]
         column = start + len(line) - len(line.lstrip())
+        if at_end:
+            text = text[:end] + "\n"
         return cls(uri, text, end, text[:column] + text[end:], column)
 
 
@@ -318,7 +325,8 @@ async def _run(files: Sequence[Path], lines_per_file: int, interval_ms: float, c
         cpu_start = cpu_seconds(pid)
         version = 1
         # In a workspace, each document is its file (which the server must not copy from).
-        lines = [_Line.of(path.absolute().as_uri() if workspace else f"file:///bench/typing-{n}.py", text, start, end)
+        lines = [_Line.of(path.absolute().as_uri() if workspace else f"file:///bench/typing-{n}.py", text, start, end,
+                          typing.at_end)
                  for n, (path, text, start, end) in enumerate(spots)]
         batches = _pairs([path for path, *_ in spots], lines) if typing.back_and_forth else [[line] for line in lines]
         for batch in batches:

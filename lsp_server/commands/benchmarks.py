@@ -42,7 +42,7 @@ def bench(args: argparse.Namespace) -> int:
         from lsp_server.bench.latency import Typing, format_latency, run_latency_bench
 
         files = args.files or [Path(module.__file__ or "") for module in _latency_modules()]
-        typing = Typing(args.back_and_forth, args.rest_ms, args.auto_close, args.every_line)
+        typing = Typing(args.back_and_forth, args.rest_ms, args.auto_close, args.every_line, args.at_end)
         typed = run_latency_bench(files, args.lines, args.interval_ms, command, workspace=args.workspace,
                                   threshold=args.threshold, runs=args.runs, typing=typing)
         print(format_latency(typed, args.interval_ms))
