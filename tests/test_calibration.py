@@ -78,6 +78,34 @@ def test_a_middle_that_finishes_the_cursor_s_statement_parses_with_it() -> None:
     assert statement_parses("x = [" + "1, " * MAX_PARSED_CHARS, "2]", "\n") == UNKNOWN_PARSE
 
 
+def test_a_middle_breaks_its_statement_only_if_nothing_typed_later_could_mend_it() -> None:
+    from model.fim.cursor_statement import CursorStatement, with_awaited_body
+
+    def breaks(prefix: str, middle: str, suffix: str = "\n") -> bool:
+        return CursorStatement(prefix, suffix).breaks_with(middle)
+
+    method = "class A:\n    def __init__(self, *args, **kwargs):\n        super().__init__(*args, **kwargs)"
+    assert breaks(method, ":") and not breaks(method, "")  # a call is no block's header
+    assert breaks("def f(items):\n    total = len(items)", ":", "\n    return total\n")
+    # A statement that did not parse before is not judged: the rest may be typed later.
+    assert not breaks("def f(items):\n    total = len(it", "ems):", "\n    return total\n")
+    assert not breaks("try:\n    import mako\n    from re import (\n        comp", "ile,")
+    # New code: a header is typed before its body, a decorator before its definition.
+    loop = "def list_files(root):\n    found = []\n    for name in os.listdir(root)"
+    assert not breaks(loop, ":") and not breaks(loop, ":  # each entry", "\n\n\ndef other():\n    pass\n")
+    assert not breaks('import os\n\nif __name__ == "__main__"', ":", "")
+    assert not breaks("def f():\n    tr", "y:") and breaks("def f():\n    tr", "y")
+    assert not breaks("class A:\n    @property", "()") and breaks(method, "):")
+    # A half-typed clause is found again finished: `ex` started a statement, `except` goes on with `try`.
+    assert not breaks("try:\n    import mako\nex", "cept ImportError:", "\n    mako = None\n")
+    # Where a triple quote is open, the statement's extent is not known.
+    assert not breaks('def f():\n    ""', '"', "\n    Docs.\n    \"\"\"\n")
+    assert not breaks('"""Usage:\n  tool FILE\n"""\n', "from docopt import docopt", "\n\nx = 1\n")
+    assert with_awaited_body("x = 1\ny = 2\n", 8) is None
+    assert with_awaited_body("    for a in b:  # c\nz", 5) == "    for a in b:  # c\n        pass\nz"
+    assert with_awaited_body("  @wrap\n", 3) == "  @wrap\n  def _(): pass\n"
+
+
 def test_an_else_clause_at_column_0_belongs_to_the_statement_above() -> None:
     from model.fim.cursor_statement import statement_around
 

@@ -154,3 +154,18 @@ def test_lines_too_long_to_read_on_every_keystroke_get_nothing() -> None:
     assert continuer.continuation(f"{data}]\n{data}", "]\n") is None  # the cursor's line is too long
     assert continuer.continuation("values = [1, 2]\nvalues = [", "]" + " " * 500 + "\n") is None
     assert continuer.continuation("values = [1, 2]\nvalues = [", "]\n") is not None
+
+
+def test_a_continuation_that_breaks_its_statement_is_not_offered_but_a_header_awaiting_its_body_is(
+        tokenizer_free_network: object) -> None:
+    # Every `**kwargs)` in the file goes on with `:`: a `def`'s header. After a finished call it breaks the line.
+    defs = "".join(f"def f{n}(*args, **kwargs):\n    return {n}\n\n\n" for n in range(3))
+    sure = Calibrator((0.0,) * len(CONTINUATION_FEATURES), 2.0)  # says 0.88 whatever the features
+    completer = _completer(tokenizer_free_network, sure)
+    call = defs + "class A:\n    def __init__(self, *args, **kwargs):\n        super().__init__(*args, **kwargs)"
+    assert LineContinuer().continuation(call, "\n") is not None  # offered, and 0.88 by its calibrator …
+    served = CompletionRequest(call, "\n", candidates=3, min_confidence=0.3)
+    assert all(c.text != ":" for c in completer.complete(served))  # … but `super().__init__(…):` is not shown
+    header = defs + "def f3(*args, **kwargs)"  # new code: the header is typed before its body
+    answers = completer.complete(CompletionRequest(header, "\n", candidates=3, min_confidence=0.3))
+    assert any(c.text == ":" and c.copied == KIND for c in answers)

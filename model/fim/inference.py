@@ -158,8 +158,8 @@ class FimCompleter:
                           for alternative in self._alternatives(room.context_cache(), settings, request, should_stop))
         if copied is not None and copy_leads:
             leading, others = [copied], [c for c in leading if c is not copied] + others
-        ranked = self._ranked(leading, request)
-        ranked += [c for c in self._ranked(others, request) if all(c.text != r.text for r in ranked)]
+        ranked = self._ranked(leading, request, statement)
+        ranked += [c for c in self._ranked(others, request, statement) if all(c.text != r.text for r in ranked)]
         return ranked[: request.candidates]
 
     def _denoised_and_continued(
@@ -197,16 +197,26 @@ class FimCompleter:
         trace = [middle_from_canvas_with_masks(self, state) for state in run.trace]
         return Candidate(text, confidence, run.steps, length, trace, values)
 
-    def _ranked(self, candidates: list[Candidate], request: CompletionRequest) -> list[Candidate]:
+    def _ranked(self, candidates: list[Candidate], request: CompletionRequest,
+                statement: CursorStatement) -> list[Candidate]:
         """Most confident first, as shown (``_as_shown``), one per text; without a line the
         document already has next to the cursor or a second top-level definition of a name,
-        which are almost never what goes there."""
+        which are almost never what goes there, and, in Python, without a candidate that
+        could be shown and breaks a statement that parsed without it
+        (``CursorStatement.breaks_with``). The calibrators read the parse as one feature
+        among others, so a continuation the file repeats everywhere kept 0.75 with its
+        statement broken (``super().__init__(*args, **kwargs)`` + ``:``, session 67)."""
         if request.drop_repeats:
             candidates = [c for c in candidates if not repeats_the_document(request.prefix, c.text, request.suffix)]
         ranked: list[Candidate] = []
+        floor = request.min_confidence or 0.0
         for candidate in sorted((self._as_shown(c) for c in candidates), key=lambda c: c.confidence, reverse=True):
-            if all(c.text != candidate.text for c in ranked):
-                ranked.append(candidate)
+            if any(c.text == candidate.text for c in ranked):
+                continue
+            if request.drop_repeats and request.python and candidate.confidence >= floor \
+                    and statement.breaks_with(candidate.text):
+                continue
+            ranked.append(candidate)
         return ranked
 
     def _as_shown(self, candidate: Candidate) -> Candidate:
