@@ -226,8 +226,9 @@ def joins_string_literals(prefix: str, middle: str, suffix: str) -> bool:
                for first, second in itertools.pairwise(tokens))
 
 
-# A line that opens a block (``for x in xs:``, ``else:``, ``def f(a,`` … ``b):``), with or
-# without a comment after its colon, and a decorator line.
+# The last line of a block's header (``for x in xs:``, ``else:``, ``b):`` ending a ``def``
+# over several lines), with or without a comment after its colon; a decorator's line; a
+# ``try``'s header, whose block also awaits a clause after it.
 _OPENS_BLOCK = re.compile(r":[ \t]*(?:#[^\n]*)?$")
 _DECORATOR = re.compile(r"^[ \t]*@")
 _TRY = re.compile(r"^[ \t]*try[ \t]*:")
@@ -235,10 +236,11 @@ _TRY = re.compile(r"^[ \t]*try[ \t]*:")
 
 def with_awaited_body(text: str, at: int) -> str | None:
     """``text`` with a body written after the line holding ``at`` when that line opens a
-    block (``pass`` indented under it) or is a decorator (a definition below it); None for
-    any other line. Code is typed top down: a header is finished before its body, a
-    decorator before its ``def``, and neither parses alone. A deeper ``pass`` after any
-    other line is an unexpected indent, so this never makes a wrong line parse."""
+    block (``pass`` indented under it, and a ``finally`` after a ``try``'s) or is a
+    decorator (a definition below it); None for any other line. Code is typed top down:
+    a header is finished before its body, a decorator before its ``def``, and neither
+    parses alone. A deeper ``pass`` after any other line is an unexpected indent, so this
+    never makes a wrong line parse."""
     line_start = text.rfind("\n", 0, at) + 1
     line_end = text.find("\n", at)
     line_end = len(text) if line_end < 0 else line_end
@@ -306,10 +308,10 @@ class CursorStatement:
         return float(parses(before + middle + after))
 
     def breaks_with(self, middle: str) -> bool:
-        """Whether ``middle`` surely breaks a statement that parsed without it: ``parses_with`` says 0.0,
-        and the statement found again with the middle in place does not parse either, even
-        with the body that a header or a decorator the middle finishes awaits
-        (``with_awaited_body``). Found again, because a half-typed line is not yet what it
+        """Whether ``middle`` surely breaks a statement that parsed without it:
+        ``parses_with`` says 0.0, and the statement found again with the middle in place
+        does not parse either, even with the body that a header, a decorator or a ``try``
+        the middle finishes awaits (``with_awaited_body``). Found again, because a half-typed line is not yet what it
         will be: ``ex`` starts a statement, ``except ImportError:`` goes on with the one
         above. A header typed before its body is not broken; nor is a statement holding an
         unclosed triple quote, whose extent is not known (held-out docstrings opened with
@@ -320,7 +322,7 @@ class CursorStatement:
         line, _ = _cursor_line(self.prefix, middle, self.suffix)
         if any(_open_strings(line, 0, len(line))):
             return False
-        if self._parts is None or ends_unlike_its_siblings(self.prefix, middle, self.suffix) \
+        if ends_unlike_its_siblings(self.prefix, middle, self.suffix) \
                 or joins_string_literals(self.prefix, middle, self.suffix):
             return True
         before, after = statement_around(self.prefix + middle, self.suffix)
