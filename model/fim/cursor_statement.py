@@ -308,15 +308,16 @@ class CursorStatement:
         return float(parses(before + middle + after))
 
     def breaks_with(self, middle: str) -> bool:
-        """Whether ``middle`` surely breaks a statement that parsed without it:
-        ``parses_with`` says 0.0, and the statement found again with the middle in place
-        does not parse either, even with the body that a header, a decorator or a ``try``
-        the middle finishes awaits (``with_awaited_body``). Found again, because a half-typed line is not yet what it
-        will be: ``ex`` starts a statement, ``except ImportError:`` goes on with the one
-        above. A header typed before its body is not broken; nor is a statement holding an
-        unclosed triple quote, whose extent is not known (held-out docstrings opened with
-        three quotes were right 7 times in 7 where ``parses_with`` said 0.0)."""
-        if not self._parses_alone or self.parses_with(middle) != 0.0:
+        """Whether ``middle`` surely breaks a statement that parsed without it: what
+        ``parses_with`` would call 0.0, and the statement found again with the middle in
+        place does not parse either, even with the body that a header, a decorator or a
+        ``try`` the middle finishes awaits (``with_awaited_body``). Found again, because a
+        half-typed line is not yet what it will be: ``ex`` starts a statement, ``except
+        ImportError:`` goes on with the one above. A header typed before its body is not
+        broken; nor is a statement holding an unclosed triple quote, whose extent is not
+        known (held-out docstrings opened with three quotes were right 7 times in 7 where
+        ``parses_with`` said 0.0)."""
+        if not self._parses_alone or self._in_docstring:
             return False
         middle = trim_suffix_overlap(middle, self.suffix)
         line, _ = _cursor_line(self.prefix, middle, self.suffix)
@@ -325,6 +326,10 @@ class CursorStatement:
         if ends_unlike_its_siblings(self.prefix, middle, self.suffix) \
                 or joins_string_literals(self.prefix, middle, self.suffix):
             return True
+        parts = self._parts
+        assert parts is not None  # found: the statement parsed alone
+        if parses(parts[0] + middle + parts[1]):
+            return False
         before, after = statement_around(self.prefix + middle, self.suffix)
         text = before + after
         if len(text) >= MAX_PARSED_CHARS or any(_open_strings(text, 0, len(text))):
