@@ -153,6 +153,77 @@ def test_a_class_body_starts_after_its_header_and_its_docstring_is_not_code() ->
     assert before.endswith("    @cached(\n        size=2") and after == ")\n    def f(self):\n        pass\n"
 
 
+def test_a_long_string_closing_at_column_0_neither_starts_nor_ends_a_top_level_statement() -> None:
+    from model.fim.cursor_statement import statement_around, statement_parses
+
+    # After a module docstring the statement starts where the docstring opened, not at its closing quotes.
+    prefix = '#!/usr/bin/env python\n"""Usage:\n  tool FILE\n\nOptions:\n  -h\n"""\n'
+    before, after = statement_around(prefix, "\n\nx = 1\n")
+    assert before == prefix[len("#!/usr/bin/env python\n"):] and after == "\n\n"
+    assert statement_parses(prefix, "from docopt import docopt", "\n\nx = 1\n") == 1.0
+    # A string whose lines start at column 0, above the cursor and below it, stays inside its function.
+    prefix = 'def test_it():\n    content = """\n[a]\nb = 1\n"""\n\n    doc ='
+    suffix = '\n    expected = """\nc = 2\n"""\n    assert doc\n\n\ndef other():\n    pass\n'
+    before, after = statement_around(prefix, suffix[1:])
+    assert before == prefix and after == suffix[1:suffix.index("def other")]
+    assert statement_parses(prefix, " parse(content)", suffix) == 1.0
+
+
+def test_a_middle_that_opens_a_docstring_is_parsed_with_the_lines_it_makes_a_string() -> None:
+    from model.fim.cursor_statement import statement_parses
+
+    prefix = "import os\n\n\ndef delta(value"
+    suffix = 'specific errors\n    """\n    return value\n\n\nclass Other:\n    pass\n'
+    assert statement_parses(prefix, '):\n    """\n    Delta ', suffix) == 1.0
+    assert statement_parses(prefix, ']:\n    """\n    Delta ', suffix) == 0.0
+
+
+def test_a_half_typed_clause_is_parsed_with_the_statement_it_goes_on() -> None:
+    from model.fim.cursor_statement import statement_parses
+
+    prefix = "try:\n    import mako\nex"
+    assert statement_parses(prefix, "cept ImportError:", "\n    mako = None\n") == 1.0
+    assert statement_parses(prefix, "cept ImportError", "\n    mako = None\n") == 0.0
+    assert statement_parses("x = 1\nex", "it()", "\n") == 1.0  # a name that only starts like one
+
+
+@pytest.mark.parametrize(("prefix", "middle", "suffix"), [
+    ("def f(dt):\n    assert isinstance(dt, datetime.datetime)", ":", "\n"),
+    ("try:\n    from toon_format import decode as ", "e:", "\nexcept ImportError:\n    pass\n"),
+    ("def f():\n    return x", ":", "\n"),
+    ("class A:\n    x: int", " = 1:  # one", "\n"),
+    ("def f():\n    x = (\n        1", "\n    y = 2:", "\n"),  # any line of the middle
+])
+def test_a_colon_ending_a_line_that_is_no_header_is_stray(prefix: str, middle: str, suffix: str) -> None:
+    from model.fim.cursor_statement import CursorStatement
+
+    assert CursorStatement(prefix, suffix).ends_with_a_stray_colon(middle)
+
+
+@pytest.mark.parametrize(("prefix", "middle", "suffix"), [
+    ("def f(x):\n    if x", ":", "\n        return 1\n"),
+    ("class A(B", "):", "\n"),
+    ("def f(\n    a,\n", ") -> str:", "\n"),
+    ("x = sorted(a, key=lambda v", ":", "\n    v[0])\n"),  # a lambda's colon, its body below
+    ("d = {\n    'a'", ":", "\n        1,\n}\n"),
+    ("match x:\n    case Point(x=0", "):", "\n        pass\n"),
+    ("def f():\n    try", ":", ""),  # its clauses are to come
+    ("def f():\n    with open(p) as fh, open(q", ") as gh:", ""),
+    ("y = x[1", ":", "]\n"),
+    ("if (a and\n        b", "):", "\n    pass\n"),
+    ("    elif x > 0", ":", ""),
+    ("def f():\n    x = 1  # note", ":", ""),  # in the comment
+    ("def f():\n    print('a", ":", "')\n"),  # in a string
+    ('def f():\n    """Returns', ":", '\n    """\n'),  # in a docstring
+    ("def f():\n    assert x:", "\n    return 1", "\n"),  # the user's own line
+    ("def f():\n    ", "return 1\n", "    assert x:\n"),
+])
+def test_a_colon_ending_a_header_or_joined_to_the_next_line_is_not(prefix: str, middle: str, suffix: str) -> None:
+    from model.fim.cursor_statement import CursorStatement
+
+    assert not CursorStatement(prefix, suffix).ends_with_a_stray_colon(middle)
+
+
 def test_nothing_is_parsed_in_a_docstring() -> None:
     from model.fim.cursor_statement import UNKNOWN_PARSE, statement_parses
 

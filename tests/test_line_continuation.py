@@ -169,3 +169,20 @@ def test_a_continuation_that_breaks_its_statement_is_not_offered_but_a_header_aw
     header = defs + "def f3(*args, **kwargs)"  # new code: the header is typed before its body
     answers = completer.complete(CompletionRequest(header, "\n", candidates=3, min_confidence=0.3))
     assert any(c.text == ":" and c.copied == KIND for c in answers)
+
+
+def test_a_colon_that_no_line_can_end_with_is_not_offered_even_in_an_unfinished_statement(
+        tokenizer_free_network: object) -> None:
+    # Every `isinstance(dt, datetime.datetime)` in the file goes on with `:`: an `if`'s header.
+    checks = "".join(f"def c{n}(dt):\n    if isinstance(dt, datetime.datetime):\n        return {n}\n\n\n"
+                     for n in range(3))
+    sure = Calibrator((0.0,) * len(CONTINUATION_FEATURES), 2.0)  # says 0.88 whatever the features
+    completer = _completer(tokenizer_free_network, sure)
+    # New code typed top down: the `try` has no clause yet, so the statement parsed before neither.
+    asserted = checks + "def c3(dt):\n    try:\n        assert isinstance(dt, datetime.datetime)"
+    assert LineContinuer().continuation(asserted, "\n") is not None  # offered …
+    answers = completer.complete(CompletionRequest(asserted, "\n", candidates=3, min_confidence=0.3))
+    assert all(c.text != ":" for c in answers)  # … but `assert …:` is never a line
+    header = checks + "def c3(dt):\n    try:\n        if isinstance(dt, datetime.datetime)"
+    answers = completer.complete(CompletionRequest(header, "\n", candidates=3, min_confidence=0.3))
+    assert any(c.text == ":" for c in answers)  # the `if`'s header: shown (here as the copied line)

@@ -15,8 +15,10 @@ import tokenize
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
 
+from model.code_text import code_spans
 from model.fim.candidate_parse import parses
 from model.fim.suffix_overlap import trim_suffix_overlap
+from model.line_forms import parses_in_a_file
 
 UNKNOWN_PARSE = 0.5  # the parse feature when it tells nothing
 MAX_PARSED_CHARS = 20_000  # a longer statement around the cursor is not parsed (~4 ms at this size)
@@ -27,12 +29,23 @@ _BLOCK_HEADER = "if True:\n"
 
 
 _QUOTES = ('"""', "'''")
+_CLAUSES = ("else", "elif", "except", "finally")  # they go on with the statement above
 
 
 def _open_strings(text: str, start: int, end: int) -> tuple[int, ...]:
     """How many of each triple quote ``text[start:end]`` holds, modulo 2: a line after an
     odd count lies inside a docstring (or another long string), whose lines look like code."""
     return tuple(text.count(quotes, start, end) % 2 for quotes in _QUOTES)
+
+
+def _opened_at(text: str, line_start: int) -> int | None:
+    """Where the long string that the line at ``line_start`` closes opened, when the line
+    starts with triple quotes after an odd count of them (counted from the file's start,
+    but only for such a line); None for any other line."""
+    quotes = text[line_start:line_start + 3]
+    if quotes not in _QUOTES or text.count(quotes, 0, line_start) % 2 == 0:
+        return None
+    return text.rfind(quotes, 0, line_start)
 
 
 @dataclass(frozen=True)
@@ -46,14 +59,14 @@ class _Level:
     def starts(self) -> re.Pattern[str]:
         """A line that starts a statement at this indentation: code there, not a closing
         bracket, and not a clause that continues the statement above (``else:``)."""
-        return re.compile(rf"\n[ \t]{{{self.indent}}}(?=[^\s#)\]}}])(?!(?:else|elif|except|finally)\b)")
+        return re.compile(rf"\n[ \t]{{{self.indent}}}(?=[^\s#)\]}}])(?!(?:{'|'.join(_CLAUSES)})\b)")
 
     @cached_property
     def ends(self) -> re.Pattern[str]:
         """A line that ends a statement at this indentation: one that starts another there,
         or code further out (the class body is over)."""
         return re.compile(rf"\n(?=[ \t]{{0,{self.indent}}}[^\s#)\]}}])"
-                          rf"(?![ \t]{{{self.indent}}}(?:else|elif|except|finally)\b)")
+                          rf"(?![ \t]{{{self.indent}}}(?:{'|'.join(_CLAUSES)})\b)")
 
     @cached_property
     def defined(self) -> re.Pattern[str]:
@@ -67,10 +80,21 @@ class _Level:
     def statement_start(self, text: str, before: int, floor: int) -> int:
         """Where the newline before the last line that starts a statement here is, between
         ``floor`` and ``before``; -1 if there is none. In a class body (``floor``, the
-        newline that ends its header, > 0), a line inside a long string does not count."""
+        newline that ends its header, > 0), a line inside a long string does not count. At
+        the top level, a line that closes a long string (a module docstring's closing
+        quotes, or the end of a string whose lines start at column 0) does not either: the
+        statement starts where the string opened."""
         while (before := text.rfind("\n", floor, before)) >= 0:
-            if self.starts.match(text, before) and not (floor and any(_open_strings(text, floor, before))):
+            if not self.starts.match(text, before):
+                continue
+            if floor:
+                if not any(_open_strings(text, floor, before)):
+                    return before
+                continue
+            opened = _opened_at(text, before + 1)
+            if opened is None:
                 return before
+            before = opened + 1  # go on from the line the string opened on, that line included
         return -1
 
 
@@ -96,10 +120,11 @@ def _statement_at(level: _Level, prefix: str, suffix: str, floor: int = 0) -> tu
         start = above
     before = prefix[start + 1:] if start >= 0 else prefix
     decorated = level.opens(before, 0, "@") and level.defined.search(before) is None  # its definition is still to come
-    open_before = _open_strings(prefix, floor, len(prefix)) if floor else None
+    # A line after the cursor inside a long string ends nothing: counted from the class's
+    # header in a class body, from the statement's start at the top level.
+    open_before = _open_strings(prefix, floor, len(prefix)) if floor else _open_strings(before, 0, len(before))
     for end in level.ends.finditer(suffix):
-        if open_before is not None and any(
-                (a + b) % 2 for a, b in zip(open_before, _open_strings(suffix, 0, end.start()), strict=True)):
+        if any((a + b) % 2 for a, b in zip(open_before, _open_strings(suffix, 0, end.start()), strict=True)):
             continue
         if decorated and level.opens(suffix, end.start() + 1, _DEFINITION):
             decorated = level.opens(suffix, end.start() + 1, "@")
@@ -282,10 +307,10 @@ class CursorStatement:
     def still_parses(self, middle: str) -> float:
         """The network's ``parses`` feature: whether the statement still parses with
         ``middle`` in place; UNKNOWN_PARSE unless it parsed without it."""
-        if self._parts is None or not self._parses_alone:
+        if not self._parses_alone:
             return UNKNOWN_PARSE
-        before, after = self._parts
-        return float(parses(before + middle + after))
+        text = self._text_with(middle)
+        return UNKNOWN_PARSE if text is None else float(parses(text))
 
     def parses_with(self, middle: str) -> float:
         """1.0 when the statement parses with ``middle`` in place and the cursor's line ends
@@ -302,10 +327,38 @@ class CursorStatement:
         if ends_unlike_its_siblings(self.prefix, middle, self.suffix) \
                 or joins_string_literals(self.prefix, middle, self.suffix):
             return 0.0
-        if self._parts is None:
+        text = self._text_with(middle)
+        if text is None:
             return UNKNOWN_PARSE
+        if not parses(text) and self._half_typed_clause:
+            # ``ex`` started a statement of its own; ``except ImportError:`` goes on with the one above.
+            found = self._found_again(middle)
+            return UNKNOWN_PARSE if found is None else float(parses(found[0] + found[1]))
+        return float(parses(text))
+
+    @cached_property
+    def _half_typed_clause(self) -> bool:
+        """Whether the cursor's line so far is the start of a clause's keyword (``ex``, ``el``)."""
+        typed = self.prefix[self.prefix.rfind("\n") + 1:].lstrip(" \t")
+        return bool(typed) and any(keyword.startswith(typed) and keyword != typed for keyword in _CLAUSES)
+
+    def _text_with(self, middle: str) -> str | None:
+        """The statement with ``middle`` in place; None past the cost cap. Found again with
+        the middle in place when it opens or closes a long string: which lines after the
+        cursor end the statement depends on which lie inside a string (a middle that opens
+        a docstring)."""
+        if any(_open_strings(middle, 0, len(middle))):
+            found = self._found_again(middle)
+            return None if found is None else found[0] + found[1]
+        if self._parts is None:
+            return None
         before, after = self._parts
-        return float(parses(before + middle + after))
+        return before + middle + after
+
+    def _found_again(self, middle: str) -> tuple[str, str] | None:
+        """The statement found with ``middle`` in place, split after it; None past the cost cap."""
+        before, after = statement_around(self.prefix + middle, self.suffix)
+        return (before, after) if len(before) + len(after) < MAX_PARSED_CHARS else None
 
     def breaks_with(self, middle: str) -> bool:
         """Whether ``middle`` surely breaks a statement that parsed without it: what
@@ -326,18 +379,41 @@ class CursorStatement:
         if ends_unlike_its_siblings(self.prefix, middle, self.suffix) \
                 or joins_string_literals(self.prefix, middle, self.suffix):
             return True
-        parts = self._parts
-        assert parts is not None  # found: the statement parsed alone
-        if parses(parts[0] + middle + parts[1]):
+        text = self._text_with(middle)
+        if text is None or parses(text):
             return False
-        before, after = statement_around(self.prefix + middle, self.suffix)
-        text = before + after
-        if len(text) >= MAX_PARSED_CHARS or any(_open_strings(text, 0, len(text))):
+        found = self._found_again(middle)
+        if found is None:
             return False
-        if parses(text):
+        text = found[0] + found[1]
+        if any(_open_strings(text, 0, len(text))) or parses(text):
             return False
-        awaited = with_awaited_body(text, len(before))
+        awaited = with_awaited_body(text, len(found[0]))
         return awaited is None or not parses(awaited)
+
+    def ends_with_a_stray_colon(self, middle: str) -> bool:
+        """Whether ``middle`` ends a line with a colon that no Python line can end with. A
+        colon says the line is a finished header (``assert isinstance(x, int):``, ``import
+        decode as e:``); a line that parses in none of the forms a line takes in a file,
+        even joined to the lines around it and its brackets closed by lines to come
+        (``line_forms.parses_in_a_file``), is broken wherever it stands, whether or not the
+        statement around it parsed before. Not judged in a docstring, nor on a line that
+        holds a triple quote."""
+        if self._in_docstring:
+            return False
+        middle = trim_suffix_overlap(middle, self.suffix)
+        text, _ = _cursor_line(self.prefix, middle, self.suffix)
+        if any(_open_strings(text, 0, len(text))):
+            return False
+        lines = text.split("\n")
+        # Only the lines the middle writes on: the user's own line before or after it is theirs.
+        touched = lines[1 if middle.startswith("\n") else 0:len(lines) - 1 if middle.endswith("\n") else len(lines)]
+        return any(_code_ends_with_colon(line) and not parses_in_a_file(line, joined=True) for line in touched)
+
+
+def _code_ends_with_colon(line: str) -> bool:
+    """The line's code (strings and a trailing comment left out) ends with a colon."""
+    return "".join(line[start:end] for start, end in code_spans(line, "#")).rstrip().endswith(":")
 
 
 def statement_parses(prefix: str, middle: str, suffix: str) -> float:
