@@ -224,6 +224,27 @@ def test_a_colon_ending_a_header_or_joined_to_the_next_line_is_not(prefix: str, 
     assert not CursorStatement(prefix, suffix).ends_with_a_stray_colon(middle)
 
 
+@pytest.mark.parametrize(("above", "middle", "refused"), [
+    ("    try:\n        x = 1\n    e", "lse:", True),  # a try's body, no handler yet
+    ("    try:\n        x = 1\n    e", "xcept KeyError:", False),
+    ("    try:\n        x = 1\n    except KeyError:\n        pass\n    e", "lse:", False),
+    ("    if a:\n        x = 1\n    e", "lif b:", False),
+    ("    if a:\n        x = 1\n    e", "xcept KeyError:", True),
+    ("    with a:\n        x = 1\n    e", "lse:", True),
+    ("    for a in b:\n        x = 1\n\n        # done\n    e", "lse:", False),
+    ("    if a:\n        x = 1\n        e", "lse:", False),  # at the body's indentation: editors dedent it
+    ("    x = 1\n    e", "lse:", False),  # under a plain statement: it may yet be dedented
+    ("    if f(\n        a,\n    ):\n        x = 1\n    e", "lse:", False),
+    ("    try:\n        x = 1\n    e", "lse_value = 2", False),  # a name, not the clause
+])
+def test_a_clause_right_under_a_header_that_refuses_it_is_ruled_out(above: str, middle: str, refused: bool) -> None:
+    from model.fim.cursor_statement import CursorStatement
+
+    statement = CursorStatement("def f():\n" + above, "\n")
+    assert statement.opens_a_clause_its_header_refuses(middle) == refused
+    assert statement.rules_out(middle) or not refused
+
+
 def test_nothing_is_parsed_in_a_docstring() -> None:
     from model.fim.cursor_statement import UNKNOWN_PARSE, statement_parses
 

@@ -360,6 +360,14 @@ class CursorStatement:
         before, after = statement_around(self.prefix + middle, self.suffix)
         return (before, after) if len(before) + len(after) < MAX_PARSED_CHARS else None
 
+    def rules_out(self, middle: str) -> bool:
+        """Whether Python's syntax rules ``middle`` out here: it breaks a statement that parsed
+        without it (``breaks_with``), ends a line with a colon no line can end with
+        (``ends_with_a_stray_colon``) or opens a clause under a header that refuses it
+        (``opens_a_clause_its_header_refuses``)."""
+        return self.breaks_with(middle) or self.ends_with_a_stray_colon(middle) \
+            or self.opens_a_clause_its_header_refuses(middle)
+
     def breaks_with(self, middle: str) -> bool:
         """Whether ``middle`` surely breaks a statement that parsed without it: what
         ``parses_with`` would call 0.0, and the statement found again with the middle in
@@ -409,6 +417,41 @@ class CursorStatement:
         # Only the lines the middle writes on: the user's own line before or after it is theirs.
         touched = lines[1 if middle.startswith("\n") else 0:len(lines) - 1 if middle.endswith("\n") else len(lines)]
         return any(_code_ends_with_colon(line) and not parses_in_a_file(line, joined=True) for line in touched)
+
+    def opens_a_clause_its_header_refuses(self, middle: str) -> bool:
+        """Whether ``middle`` makes the cursor's line a clause (``else``, ``elif``, ``except``,
+        ``finally``) right under a header that cannot take it: the nearest line above at the
+        cursor's indentation is ``try:`` with no handler yet and the clause is ``else``, a
+        ``def``, a ``with`` … Code typed top down finishes a ``try``'s body before its
+        handler, so no statement parses with or without the candidate, and ``e`` went on as
+        ``else:`` there. Only a header line is read: under a plain statement the line may
+        still be dedented (editors dedent ``else:`` as it is typed)."""
+        line, _ = _cursor_line(self.prefix, trim_suffix_overlap(middle, self.suffix), self.suffix)
+        clause = _CLAUSE.match(line.split("\n", 1)[0])
+        if clause is None or self._in_docstring:
+            return False
+        indent = len(clause.group(1))
+        above = self.prefix[:self.prefix.rfind("\n") + 1]
+        for previous in reversed(above[max(0, len(above) - _CLAUSE_LOOKBACK):].split("\n")):
+            code = previous.strip()
+            if not code or code.startswith(("#", ")", "]", "}")) or _indent(previous) > indent:
+                continue
+            if _indent(previous) < indent or any(quotes in previous for quotes in _QUOTES):
+                return False  # no header at this indentation, or a string whose extent is not known
+            keyword = _KEYWORD.match(code)
+            if keyword is None or not code.endswith(":"):
+                return False  # a plain statement: the clause may yet be dedented under another header
+            return keyword.group(1) not in _TAKES[clause.group(2)]
+        return False
+
+
+# The clause the cursor's line opens, with its indentation; the header keyword a line opens
+# with; what each clause may follow at its indentation (``finally`` after a ``try``'s ``else``).
+_CLAUSE = re.compile(rf"([ \t]*)({'|'.join(_CLAUSES)})\b")
+_KEYWORD = re.compile(r"(async|class|def|elif|else|except|finally|for|if|match|try|while|with)\b")
+_TAKES = {"else": ("if", "elif", "for", "while", "except", "async"), "elif": ("if", "elif"),
+          "except": ("try", "except"), "finally": ("try", "except", "else")}
+_CLAUSE_LOOKBACK = 20_000  # characters above the cursor read for the header
 
 
 def _code_ends_with_colon(line: str) -> bool:

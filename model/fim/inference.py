@@ -202,11 +202,10 @@ class FimCompleter:
         """Most confident first, as shown (``_as_shown``), one per text; without a line the
         document already has next to the cursor or a second top-level definition of a name,
         which are almost never what goes there, and, in Python, without a candidate that
-        could be shown and breaks a statement that parsed without it
-        (``CursorStatement.breaks_with``) or ends a line with a colon no line can end with
-        (``ends_with_a_stray_colon``). The calibrators read the parse as one feature among
-        others, so a continuation the file repeats everywhere kept 0.75 with its statement
-        broken (``super().__init__(*args, **kwargs)`` + ``:``, session 67)."""
+        could be shown and that syntax rules out (``CursorStatement.rules_out``): the
+        calibrators read the parse as one feature among others, so a continuation the file
+        repeats everywhere kept 0.75 with its statement broken (``super().__init__(*args,
+        **kwargs)`` + ``:``, session 67)."""
         if request.drop_repeats:
             candidates = [c for c in candidates if not repeats_the_document(request.prefix, c.text, request.suffix)]
         ranked: list[Candidate] = []
@@ -215,7 +214,7 @@ class FimCompleter:
             if any(c.text == candidate.text for c in ranked):
                 continue
             if request.drop_repeats and request.python and candidate.confidence >= floor \
-                    and (statement.breaks_with(candidate.text) or statement.ends_with_a_stray_colon(candidate.text)):
+                    and statement.rules_out(candidate.text):
                 continue
             ranked.append(candidate)
         return ranked
