@@ -1,9 +1,11 @@
 """The statement around the cursor, and whether it parses with a candidate in place: the
 parse feature every FIM calibrator reads (``calibration.py``, ``copy_check.py``,
-``line_continuation.py``, ``left_to_right.py``).
+``line_continuation.py``, ``left_to_right.py``), and the candidates Python's syntax rules
+out, which are never shown (``CursorStatement.rules_out``).
 
 The statement is the top-level one around the cursor or, in a class, the statement of its
-body (a method), not the file: parsing a 20 KB file on every keystroke cost ~4 ms.
+body (a method), not the file: parsing a 20 KB file on every keystroke cost ~4 ms. Lines
+inside a long string neither start nor end one.
 """
 
 from __future__ import annotations
