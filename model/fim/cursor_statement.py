@@ -409,16 +409,16 @@ class CursorStatement:
         (``line_forms.parses_in_a_file``), is broken wherever it stands, whether or not the
         statement around it parsed before. Not judged in a docstring, nor on a line that
         holds a triple quote."""
-        if self._in_docstring:
-            return False
         middle = trim_suffix_overlap(middle, self.suffix)
         text, _ = _cursor_line(self.prefix, middle, self.suffix)
-        if any(_open_strings(text, 0, len(text))):
-            return False
         lines = text.split("\n")
         # Only the lines the middle writes on: the user's own line before or after it is theirs.
         touched = lines[1 if middle.startswith("\n") else 0:len(lines) - 1 if middle.endswith("\n") else len(lines)]
-        return any(_code_ends_with_colon(line) and not parses_in_a_file(line, joined=True) for line in touched)
+        colon_lines = [line for line in touched if _code_ends_with_colon(line)]
+        # Whether the cursor is in a docstring counts quotes over the whole document: asked last.
+        if not colon_lines or any(_open_strings(text, 0, len(text))) or self._in_docstring:
+            return False
+        return any(not parses_in_a_file(line, joined=True) for line in colon_lines)
 
     def opens_a_clause_its_header_refuses(self, middle: str) -> bool:
         """Whether ``middle`` makes the cursor's line a clause (``else``, ``elif``, ``except``,
