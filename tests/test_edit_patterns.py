@@ -234,6 +234,25 @@ def test_an_inserted_run_is_repeated_where_the_same_words_surround_it_on_a_line_
     assert [(e.start_line, e.new_text) for e in edits] == [(2, "def b() -> None:\n")]
 
 
+def test_a_change_of_several_lines_that_made_one_rewrite_on_each_is_that_rewrite() -> None:
+    # A commit's hunk (git joins changes up to six lines apart) gave two tests `-> None`.
+    text = ("def test_a() -> None:\n    assert a\n\n\ndef test_b() -> None:\n    assert b\n\n\n"
+            "def test_c():\n    assert c\n")
+    change = Change(0, "def test_a():\n    assert a\n\n\ndef test_b():\n",
+                    "def test_a() -> None:\n    assert a\n\n\ndef test_b() -> None:\n")
+    edits = pattern_edits(lines_of(text), change, "m.py")
+    assert [(e.start_line, e.new_text, e.kind) for e in edits] == [(8, "def test_c() -> None:\n", INSERTION)]
+    # Two lines, two different rewrites: neither is the change.
+    text = "x = a.get(k)\ny = b.get(k)\nz = c[k]\n"
+    assert pattern_edits(lines_of(text), Change(0, "x = a[k]\ny = b.get(k, 0)\n", "x = a.get(k)\ny = b.get(k)\n"),
+                         "m.py") == []
+    # The same substitution on both lines is one.
+    text = "if a is None:\n    pass\nif b is None:\n    pass\nif c == None:\n    pass\n"
+    change = Change(0, "if a == None:\n    pass\nif b == None:\n", "if a is None:\n    pass\nif b is None:\n")
+    assert [(e.start_line, e.new_text, e.kind) for e in pattern_edits(lines_of(text), change, "m.py")] == [
+        (4, "if c is None:\n", SUBSTITUTION)]
+
+
 def test_an_insertion_at_the_edge_of_a_line_or_beside_a_replaced_run_is_not_repeated() -> None:
     text = "x = 1  # noqa\ny = 2\n"
     assert pattern_edits(lines_of(text), Change(0, "x = 1\n", "x = 1  # noqa\n"), "m.py") == []

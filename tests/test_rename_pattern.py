@@ -272,3 +272,20 @@ def test_a_word_changed_inside_a_string_or_comment_renames_nothing() -> None:
     code_change = Change(1, '    etag = headers.get("ETag")\n', '    tag = headers.get("ETag")\n')
     renamed = [e for e in pattern_edits(lines_of(code), code_change, "m.py") if e.kind == RENAME]
     assert [e.new_text for e in renamed] == ["    if tag:\n        return tag\n"]
+
+
+def test_a_name_imported_under_a_new_name_from_another_module_is_renamed_at_its_uses() -> None:
+    text = "from .compat import range\n\n\ndef count(n):\n    return list(xrange(n))  # xrange\n"
+    change = Change(0, "from .cross import xrange\n", "from .compat import range\n")
+    edits = pattern_edits(lines_of(text), change, "m.py")
+    assert [(e.start_line, e.new_text, e.kind) for e in edits] == [
+        (4, "    return list(range(n))  # xrange\n", RENAME)]
+    # A builtin's name that was imported shadowed the builtin: its uses follow too.
+    text = "from funcy import lmap, merge_with\n\nassert map(int, '12') == [1, 2]\n"
+    change = Change(0, "from funcy.py2 import map, merge_with\n", "from funcy import lmap, merge_with\n")
+    assert [e.new_text for e in pattern_edits(lines_of(text), change, "m.py")] == [
+        "assert lmap(int, '12') == [1, 2]\n"]
+    # Another module and an unrelated name is another import, not a rename.
+    text = "from pathlib import Path\n\nfiles = glob('*.py')\n"
+    assert pattern_edits(lines_of(text), Change(0, "from glob import glob\n", "from pathlib import Path\n"),
+                         "m.py") == []

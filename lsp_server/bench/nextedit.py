@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import random
 import re
 import time
@@ -46,6 +47,8 @@ from lsp_server.bench.lsp_text import code_units, position_to_offset
 from lsp_server.bench.scoring import is_exact, percentile
 from lsp_server.next_edit import trimmed_edit
 from model.training.next_edit_examples import EditPair, Hunk, line_hunks, replay, replay_targets
+
+log = logging.getLogger(__name__)
 
 THRESHOLDS = (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9)
 # What a person types between pauses: a word, or one other character.
@@ -178,7 +181,12 @@ async def _case(client: LspClient, uri: str, pair: EditPair, hunks: list[Hunk], 
     edited = document[:start] + item["edit"]["newText"] + document[end:]
     region_end = target.start + max(1, len(target.old_lines))
     located = target.start - 1 <= first["line"] <= region_end
-    return NextEditOutcome(float(item["confidence"]), is_exact(edited, "".join(expected)), located, latency, typing)
+    exact = is_exact(edited, "".join(expected))
+    # -vv: what was proposed against what came next, to read the wrong ones.
+    log.debug("%s %.2f %s: lines %d-%d %r -> %r; the next hunk: line %d %r -> %r", uri, float(item["confidence"]),
+              "right" if exact else "wrong", first["line"], last["line"], document[start:end], item["edit"]["newText"],
+              target.start, "".join(target.old_lines), "".join(target.new_lines))
+    return NextEditOutcome(float(item["confidence"]), exact, located, latency, typing)
 
 
 async def _run(pairs: list[EditPair], cases_per_pair: int, command: list[str], seed: int,

@@ -20,6 +20,9 @@ INSERTION_CONTEXT = 2
 # Lines longer than this are data, not code a sweep rewrites: the token-level patterns
 # skip them (a 1 MB line took them ~0.5 s to read).
 LONGEST_LINE = 5_000
+# A change of more lines is not one rewrite repeated by hand (git's hunks hold up to six
+# unchanged lines between changes; a sweep's hunk rarely more than a screen).
+MAX_REWRITTEN_LINES = 60
 
 
 # --- substitution -----------------------------------------------------------------------
@@ -88,12 +91,16 @@ class _OneLineRewrite(Protocol):
 
 def one_line_rewrite_edits(lines: list[str], change: Change, edited: range, window: range,
                        read: Callable[[str, str], _OneLineRewrite | None], kind: str) -> Iterable[PatternEdit]:
-    """The rewrite ``read`` finds in a one-line change, at every other line it changes."""
+    """The rewrite ``read`` finds in a one-line change, at every other line it changes. A
+    change of several lines counts when each line it changed got that same rewrite: a
+    commit's hunk (or a tool's fix) that gave two nearby ``def`` lines ``-> None`` at once
+    is one rewrite made twice."""
     old_lines, new_lines = split_lines(change.old_text), split_lines(change.new_text)
-    if len(old_lines) != 1 or len(new_lines) != 1:
+    if len(old_lines) != len(new_lines) or len(old_lines) > MAX_REWRITTEN_LINES:
         return
-    rewrite = read(old_lines[0], new_lines[0])
-    if rewrite is None:
+    rewrites = [read(old, new) for old, new in zip(old_lines, new_lines, strict=True) if old != new]
+    rewrite = rewrites[0] if rewrites else None
+    if rewrite is None or any(other != rewrite for other in rewrites[1:]):
         return
     needle = rewrite.needle
     for row in window:
