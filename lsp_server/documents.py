@@ -81,6 +81,10 @@ class Document:
     text: str
     version: int | None = None
     language_id: str = ""
+    # Whole lines the last change notification sent as they were, at the edge of its one
+    # range (``unchanged_edge_lines``): a tool applying ``git diff`` hunks sends their
+    # context lines so; an editor's own changes have none.
+    last_change_context: int = 0
     _starts: tuple[str, list[int]] | None = field(default=None, repr=False, compare=False)
 
     @property
@@ -101,7 +105,8 @@ class Document:
     def offset_at(self, position: types.Position, encoding: str) -> int:
         return offset_at(self.text, position, encoding, self.starts)
 
-    def apply_change(self, change: types.TextDocumentContentChangeEvent, encoding: str) -> None:
+    def apply_change(self, change: types.TextDocumentContentChangeEvent, encoding: str) -> int:
+        """Apply one content change; returns ``unchanged_edge_lines`` of it (0 for a whole text)."""
         if isinstance(change, types.TextDocumentContentChangePartial):
             starts = self.starts
             start = offset_at(self.text, change.range.start, encoding, starts)
@@ -110,8 +115,32 @@ class Document:
             before = self.text
             self.text = before[:start] + change.text + before[end:]
             self._starts = (self.text, updated_line_starts(before, starts, start, end, self.text))
-        else:
-            self.text = change.text
+            whole_lines = _is_line_start(starts, start) and (end == len(before) or _is_line_start(starts, end))
+            return unchanged_edge_lines(before[start:end], change.text) if whole_lines else 0
+        self.text = change.text
+        return 0
+
+
+def _is_line_start(starts: list[int], offset: int) -> bool:
+    return starts[_bisect_right(starts, offset) - 1] == offset
+
+
+def unchanged_edge_lines(old: str, new: str) -> int:
+    """How many whole lines a change of whole lines ``old`` → ``new`` left as they were at
+    its start or at its end, whichever is more (a ``git diff -U3`` hunk: 3, fewer at the
+    file's edges); 0 when every line it spans changed."""
+    old_lines, new_lines = _with_breaks(old), _with_breaks(new)
+    shortest = min(len(old_lines), len(new_lines))
+    leading = next((i for i in range(shortest) if old_lines[i] != new_lines[i]), shortest)
+    trailing = next((i for i in range(shortest - leading) if old_lines[-1 - i] != new_lines[-1 - i]),
+                    shortest - leading)
+    return 0 if old == new else max(leading, trailing)
+
+
+def _with_breaks(text: str) -> list[str]:
+    """``text``'s lines, each with its break (the last may have none)."""
+    ends = [m.end() for m in _LINE_BREAK.finditer(text)]
+    return [text[a:b] for a, b in itertools.pairwise([0, *ends, len(text)]) if b > a]
 
 
 def updated_line_starts(before: str, starts: list[int], start: int, end: int, after: str) -> list[int]:
@@ -150,11 +179,15 @@ class DocumentStore:
         if document is None:
             return None
         scratch = Document(document.uri, document.text, _starts=document._starts)
+        context = 0
         for index, change in enumerate(params.content_changes):
-            scratch.apply_change(change, encoding)
+            context = scratch.apply_change(change, encoding)
             if index == 0:
                 self._faults.check("change")
         document.text, document._starts = scratch.text, scratch._starts
+        # Several changes in one notification are an editor's edit (multiple cursors, a
+        # formatter's edits), not one hunk.
+        document.last_change_context = context if len(params.content_changes) == 1 else 0
         document.version = params.text_document.version
         return document
 

@@ -121,6 +121,9 @@ class EditEvent:
     new_text: str  # whole lines inserted, with their line breaks
     time: float  # time.monotonic() of the last keystroke merged in
     source: EditSource
+    # Unchanged whole lines the change was sent with (``documents.unchanged_edge_lines``):
+    # hunks applied with context lines, whose next change will come the same way.
+    context_lines: int = 0
 
     @property
     def is_empty(self) -> bool:
@@ -178,9 +181,11 @@ class EditLog:
         self._lock = threading.Lock()
 
     def record(
-        self, uri: str, before: str, after: str, source: EditSource = "editor", now: float | None = None
+        self, uri: str, before: str, after: str, source: EditSource = "editor", now: float | None = None,
+        context_lines: int = 0,
     ) -> None:
-        """Log the change from ``before`` to ``after`` (full texts of ``uri``)."""
+        """Log the change from ``before`` to ``after`` (full texts of ``uri``), sent with
+        ``context_lines`` unchanged lines at its edge."""
         if before == after:
             return
         now = time.monotonic() if now is None else now
@@ -190,9 +195,9 @@ class EditLog:
             self._group = None
             if group is not None and self._can_merge(group, uri, before, change, source, now):
                 self._pop_newest()
-                self._add(_diff(group.snapshot, after), uri, source, now, group.snapshot, after)
+                self._add(_diff(group.snapshot, after), uri, source, now, group.snapshot, after, context_lines)
             else:
-                self._add(change, uri, source, now, before, after)
+                self._add(change, uri, source, now, before, after, context_lines)
 
     def end_burst(self) -> None:
         """The typing burst is over (a suggestion was accepted or dismissed): the next
@@ -232,8 +237,9 @@ class EditLog:
         change_end = change.start_line + _line_count(change.old_text)
         return change.start_line <= newest_end and newest.start_line <= change_end
 
-    def _add(self, hunk: _Hunk, uri: str, source: EditSource, now: float, snapshot: str, after: str) -> None:
-        event = EditEvent(uri, hunk.start_line, hunk.old_text, hunk.new_text, now, source)
+    def _add(self, hunk: _Hunk, uri: str, source: EditSource, now: float, snapshot: str, after: str,
+             context_lines: int = 0) -> None:
+        event = EditEvent(uri, hunk.start_line, hunk.old_text, hunk.new_text, now, source, context_lines)
         if event.is_empty or event.size > self.max_event_bytes:
             return  # typed then deleted; or too big to help the model (see the module docstring)
         self._events.append(event)

@@ -65,6 +65,7 @@ class LoggedEdit:
     old_text: str
     new_text: str
     in_document: bool  # an edit of the document the request is about
+    context_lines: int = 0  # unchanged lines it was sent with (edit_log.EditEvent)
 
 
 @dataclass(frozen=True)
@@ -237,7 +238,7 @@ class Engine:
             from model.next_edit.editor import EditRecord
 
             self._faults.check("next_edit")
-            history = [EditRecord(e.path, e.start_line, e.old_text, e.new_text, e.in_document)
+            history = [EditRecord(e.path, e.start_line, e.old_text, e.new_text, e.in_document, e.context_lines)
                        for e in query.history]
             found = models.next_edit.propose(query.text, history, query.cursor_line, query.limit,
                                              query.sampler_threshold, job.should_stop, query.min_confidence)

@@ -116,7 +116,7 @@ def create_server(model_dir: Path | None = None) -> RedraftServer:
             log.error("change to %s (version %s) not applied; the document stays at version %s",
                       document.uri, params.text_document.version, document.version, exc_info=True)
             return
-        ls.edit_log.record(document.uri, before, document.text)
+        ls.edit_log.record(document.uri, before, document.text, context_lines=document.last_change_context)
 
     @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
     def did_close(ls: RedraftServer, params: types.DidCloseTextDocumentParams) -> None:

@@ -3,7 +3,15 @@ import random
 import pytest
 from lsprotocol import types
 
-from lsp_server.documents import Document, line_starts, offset_at, position_at, updated_line_starts
+from lsp_server.documents import (
+    Document,
+    DocumentStore,
+    line_starts,
+    offset_at,
+    position_at,
+    unchanged_edge_lines,
+    updated_line_starts,
+)
 
 UTF16 = types.PositionEncodingKind.Utf16
 UTF8 = types.PositionEncodingKind.Utf8
@@ -72,3 +80,27 @@ def test_a_document_is_python_by_the_editor_s_language_or_else_by_its_name() -> 
     assert Document("untitled:Untitled-1", "", language_id="python").is_python
     assert not Document("file:///a/b.py", "", language_id="plaintext").is_python
     assert not Document("file:///a/b.ts", "").is_python and not Document("untitled:1", "").is_python
+
+
+def test_whole_lines_sent_unchanged_at_a_change_s_edges_are_counted() -> None:
+    # A `git diff -U3` hunk: three lines of context on each side, fewer at the file's start.
+    assert unchanged_edge_lines("a\nb\nc\nx\nd\ne\nf\n", "a\nb\nc\ny\nd\ne\nf\n") == 3
+    assert unchanged_edge_lines("x\nd\ne\n", "y\nz\nd\ne\n") == 2
+    assert unchanged_edge_lines("x\r\nd\r\n", "y\r\nd\r\n") == 1
+    assert unchanged_edge_lines("x\n", "y\n") == 0
+    assert unchanged_edge_lines("a\n", "a\n") == 0
+    # Through the document: only a change of whole lines counts, and only one per notification.
+    store = DocumentStore()
+    store.open(types.TextDocumentItem("file:///h.py", "python", 1, "a\nb\nc\nd\n"))
+
+    def sent(*changes: types.TextDocumentContentChangePartial) -> int:
+        params = types.DidChangeTextDocumentParams(
+            types.VersionedTextDocumentIdentifier(version=2, uri="file:///h.py"), list(changes))
+        document = store.change(params, UTF16)
+        assert document is not None
+        return document.last_change_context
+
+    assert sent(change("a\nB\nc\n", (0, 0), (3, 0))) == 1
+    assert sent(change("a\nb2\nc\nd\n", (0, 0), (4, 0))) == 2  # to the end of the text: `c`, `d`
+    assert sent(change("x", (1, 0), (1, 1))) == 0  # a keystroke
+    assert sent(change("a\nb\n", (0, 0), (2, 0)), change("c", (2, 0), (2, 1))) == 0

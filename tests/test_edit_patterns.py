@@ -253,6 +253,26 @@ def test_a_change_of_several_lines_that_made_one_rewrite_on_each_is_that_rewrite
         (4, "if c is None:\n", SUBSTITUTION)]
 
 
+def test_edits_a_few_lines_apart_are_one_when_changes_come_as_git_hunks() -> None:
+    text = ("def a() -> None:\n    pass\ndef b():\n    pass\n\ndef c():\n    pass\n"
+            "\n\n\n\n\n\n\ndef d():\n    pass\n")
+    change = Change(0, "def a():\n", "def a() -> None:\n")
+    assert [(e.start_line, e.end_line) for e in pattern_edits(lines_of(text), change, "m.py")] == [
+        (2, 3), (5, 6), (14, 15)]
+    joined = pattern_edits(lines_of(text), change, "m.py", joined_within=6)
+    # `def d` is 7 lines past `def c`: git would cut another hunk there.
+    assert [(e.start_line, e.end_line) for e in joined] == [(2, 6), (14, 15)]
+    assert joined[0].new_text == "def b() -> None:\n    pass\n\ndef c() -> None:\n"
+    # Never across the lines just edited: above and below them are two hunks.
+    text = "def b():\n    pass\ndef a() -> None:\n    pass\ndef c():\n"
+    edits = pattern_edits(lines_of(text), Change(2, "def a():\n", "def a() -> None:\n"), "m.py", joined_within=6)
+    assert sorted((e.start_line, e.end_line) for e in edits) == [(0, 1), (4, 5)]
+    # Through the history: the newest change says how it was sent.
+    record = EditRecord("m.py", 0, "def a():\n", "def a() -> None:\n", context_lines=3)
+    lines = lines_of("def a() -> None:\n    pass\ndef b():\n    pass\n\ndef c():\n    pass\n")
+    assert [(e.start_line, e.end_line) for e in pattern_proposals(lines, [record])] == [(2, 6)]
+
+
 def test_an_insertion_at_the_edge_of_a_line_or_beside_a_replaced_run_is_not_repeated() -> None:
     text = "x = 1  # noqa\ny = 2\n"
     assert pattern_edits(lines_of(text), Change(0, "x = 1\n", "x = 1  # noqa\n"), "m.py") == []

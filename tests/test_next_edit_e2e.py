@@ -338,3 +338,34 @@ async def test_without_recent_edits_the_server_stays_quiet_by_default() -> None:
         await client.initialized()
         await client.did_open("file:///quiet.py", RENAME_DOC)
         assert await next_edit(client, "file:///quiet.py", 2, 4) is None
+
+
+TESTS_DOC = ("import os\n\n\ndef test_a():\n    assert os\n\n\ndef test_b():\n    assert os\n\n\n"
+             "def test_c():\n    assert os\n")
+
+
+def hunk(doc: str, first: int, last: int, lines: list[str]) -> dict[str, Any]:
+    """Lines ``first``..``last`` of ``doc`` replaced whole by ``lines``, as one change."""
+    assert len(doc.splitlines()) > last
+    return {"range": {"start": {"line": first, "character": 0}, "end": {"line": last + 1, "character": 0}},
+            "text": "".join(f"{line}\n" for line in lines)}
+
+
+async def test_a_change_sent_as_a_git_hunk_gets_the_next_hunk_whole() -> None:
+    doc = TESTS_DOC.splitlines()
+    annotated = [line.replace("():", "() -> None:") for line in doc]
+    # With git's three context lines on each side, as a tool replaying `git diff` sends it:
+    # the next hunk joins the two tests below (3 unchanged lines apart), so the next edit does.
+    async with served("file:///test_git.py", TESTS_DOC) as client:
+        await client.did_change("file:///test_git.py", 2, [hunk(TESTS_DOC, 0, 6, [*doc[:3], annotated[3], *doc[4:7]])])
+        text = await text_of(client, "file:///test_git.py")
+        result = await next_edit(client, "file:///test_git.py", 6, 0)
+        assert result is not None and result["items"]
+        assert applied(text, result["items"][0]) == TESTS_DOC.replace("():", "() -> None:")
+    # The changed line alone, as an editor sends it: the next test only.
+    async with served("file:///test_line.py", TESTS_DOC) as client:
+        await client.did_change("file:///test_line.py", 2, [hunk(TESTS_DOC, 3, 3, [annotated[3]])])
+        text = await text_of(client, "file:///test_line.py")
+        result = await next_edit(client, "file:///test_line.py", 3, 0)
+        assert result is not None and result["items"]
+        assert applied(text, result["items"][0]) == TESTS_DOC.replace("():", "() -> None:", 2)

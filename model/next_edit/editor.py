@@ -70,6 +70,9 @@ class EditRecord:
     old_text: str
     new_text: str
     in_document: bool = True  # an edit of the document asked about (not another file)
+    # Unchanged lines the change was sent with at its edge: hunks applied as ``git diff``
+    # cuts them (lsp_server/edit_log.py), so the next one will hold every change that close.
+    context_lines: int = 0
 
 
 @dataclass(frozen=True)
@@ -96,7 +99,10 @@ def pattern_proposals(lines: list[str], history: list[EditRecord]) -> list[Patte
     paths = [r.path for r in history if r.in_document]
     if unfinished(change, paths[-1]):
         return []
-    edits = pattern_edits(lines, change, paths[-1], changes[:-1]) or twins_of_previous_change(lines, changes)
+    # Changes sent as git hunks with N context lines: git joins changes up to 2N lines apart.
+    joined_within = 2 * next(r.context_lines for r in reversed(history) if r.in_document)
+    edits = pattern_edits(lines, change, paths[-1], changes[:-1], joined_within) or \
+        twins_of_previous_change(lines, changes)
     block = edited_insertion(changes)
     if block is not None:
         edits = [edit for edit in edits if block.start <= edit.start_line and edit.end_line <= block.stop]

@@ -257,12 +257,14 @@ def travel(changes: list[Change]) -> int:
 
 
 def pattern_edits(lines: list[str], change: Change, path: str = "",
-                  earlier: Sequence[Change] = ()) -> list[PatternEdit]:
+                  earlier: Sequence[Change] = (), joined_within: int = 0) -> list[PatternEdit]:
     """Every line of ``lines`` (with their endings) that the change's pattern would rewrite.
 
     ``change`` has already been applied to ``lines``; ``earlier``: the document's changes
     before it, oldest first (a rename made in several steps is told by them). Proposals
-    come nearest to the change first, lines below it before lines above at the same distance."""
+    come nearest to the change first, lines below it before lines above at the same
+    distance. Edits of one kind at most ``joined_within`` unchanged lines apart are one
+    edit, with the lines between them as they are (``_merge_near``)."""
     found: dict[int, PatternEdit] = {}
     edited, window = _span(lines, change)
     literals = cache(lambda: PythonLiterals(lines))  # read once, and only by a pattern that needs it
@@ -274,7 +276,7 @@ def pattern_edits(lines: list[str], change: Change, path: str = "",
         found = {edit.start_line: edit for edit in (
             *one_line_rewrite_edits(lines, change, edited, window, as_substitution, SUBSTITUTION),
             *one_line_rewrite_edits(lines, change, edited, window, as_insertion, INSERTION))}
-    return _placed(found.values(), change, edited)
+    return _placed(found.values(), change, edited, lines, joined_within)
 
 
 def _span(lines: list[str], change: Change) -> tuple[range, range]:
@@ -283,14 +285,16 @@ def _span(lines: list[str], change: Change) -> tuple[range, range]:
     return edited, range(max(0, change.start_line - WINDOW_LINES), min(len(lines), edited.stop + WINDOW_LINES))
 
 
-def _placed(edits: Iterable[PatternEdit], change: Change, edited: range) -> list[PatternEdit]:
-    """Consecutive edits merged, each told how far it is from the change, nearest first."""
+def _placed(edits: Iterable[PatternEdit], change: Change, edited: range, lines: Sequence[str] = (),
+            joined_within: int = 0) -> list[PatternEdit]:
+    """Edits merged (``_merge_near``), each told how far it is from the change, nearest first."""
     def away(edit: PatternEdit) -> int:
         if edit.start_line >= edited.stop:
             return edit.start_line - edited.stop + 1
         return edit.start_line - change.start_line  # negative: above the change
 
-    placed = [replace(e, lines_away=away(e)) for e in _merge_adjacent(sorted(edits, key=_start))]
+    merged = _merge_near(sorted(edits, key=_start), lines, joined_within, edited)
+    placed = [replace(e, lines_away=away(e)) for e in merged]
     return sorted(placed, key=lambda e: 2 * e.lines_away if e.lines_away >= 0 else -2 * e.lines_away + 1)
 
 
@@ -298,13 +302,21 @@ def _start(edit: PatternEdit) -> int:
     return edit.start_line
 
 
-def _merge_adjacent(edits: list[PatternEdit]) -> list[PatternEdit]:
-    """Edits of consecutive lines become one: people fix a run of lines in one go."""
+def _merge_near(edits: list[PatternEdit], lines: Sequence[str], joined_within: int, edited: range) -> list[PatternEdit]:
+    """Edits of one kind on consecutive lines become one: people fix a run of lines in one
+    go. So do edits up to ``joined_within`` unchanged lines apart (the lines between kept
+    as they are), never across the lines just edited: when changes arrive as ``git diff``
+    hunks (``EditRecord.context_lines``), git joins changes that close into one hunk, and
+    the next hunk holds them all. Replayed as git hunks (session 69), commits of nine
+    packages in no corpus: 10 more next hunks exact, none lost."""
     merged: list[PatternEdit] = []
     for edit in edits:
         last = merged[-1] if merged else None
-        if last is not None and last.end_line == edit.start_line and last.kind == edit.kind:
-            merged[-1] = replace(last, end_line=edit.end_line, new_text=last.new_text + edit.new_text)
+        gap = edit.start_line - last.end_line if last is not None else -1
+        across = last is not None and last.end_line <= edited.start and edit.start_line >= edited.stop
+        if last is not None and last.kind == edit.kind and (gap == 0 or (0 < gap <= joined_within and not across)):
+            between = "".join(lines[last.end_line : edit.start_line])
+            merged[-1] = replace(last, end_line=edit.end_line, new_text=last.new_text + between + edit.new_text)
         else:
             merged.append(edit)
     return merged
