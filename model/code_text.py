@@ -18,6 +18,11 @@ SLASH_COMMENT_SUFFIXES = (".c", ".h", ".cc", ".cpp", ".hpp", ".js", ".ts", ".tsx
                           ".swift", ".kt", ".cs", ".scala", ".dart", ".php")
 
 
+def indent_of(line: str) -> int:
+    """Columns of blanks (spaces or tabs, one each) before the line's text."""
+    return len(line) - len(line.lstrip(" \t"))
+
+
 # A comment, or a string literal of any quoting up to its end (or the text's, if unclosed):
 # strings are skipped whole, so that `'"""'` opens nothing.
 PYTHON_LITERAL = re.compile(

@@ -17,7 +17,7 @@ import tokenize
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
 
-from model.code_text import code_spans
+from model.code_text import code_spans, indent_of
 from model.fim.candidate_parse import parses
 from model.fim.suffix_overlap import trim_suffix_overlap
 from model.line_forms import parses_in_a_file
@@ -188,14 +188,10 @@ def statement_around(prefix: str, suffix: str) -> tuple[str, str]:
     return (_BLOCK_HEADER + before if nested else before), after
 
 
-def _indent(line: str) -> int:
-    return len(line) - len(line.lstrip(" \t"))
-
-
 def _sibling(line: str, indent: int) -> str | None:
     """``line`` stripped when it is code at ``indent`` (a sibling to compare endings with)."""
     text = line.strip()
-    return text if text and not text.startswith("#") and _indent(line) == indent else None
+    return text if text and not text.startswith("#") and indent_of(line) == indent else None
 
 
 _ITEM_END = re.compile(r"[\w)\]}\"']$")  # a line that ends a whole item, not an operator or an opener
@@ -222,9 +218,9 @@ def ends_unlike_its_siblings(prefix: str, middle: str, suffix: str) -> bool:
     following_ends = suffix.find("\n", line_ends + 1) if line_ends >= 0 else -1
     following = suffix[line_ends + 1:following_ends if following_ends >= 0 else len(suffix)] if line_ends >= 0 else ""
     line, _ = _cursor_line(prefix, middle, suffix)
-    if "\n" in middle or _sibling(line, _indent(line)) is None:
+    if "\n" in middle or _sibling(line, indent_of(line)) is None:
         return False
-    above, below = _sibling(previous, _indent(line)), _sibling(following, _indent(line))
+    above, below = _sibling(previous, indent_of(line)), _sibling(following, indent_of(line))
     ends_with_comma = line.rstrip().endswith(",")
     if above is not None and below is not None:
         return above.endswith(",") != ends_with_comma
@@ -436,9 +432,9 @@ class CursorStatement:
         above = self.prefix[:self.prefix.rfind("\n") + 1]
         for previous in reversed(above[max(0, len(above) - _CLAUSE_LOOKBACK):].split("\n")):
             code = previous.strip()
-            if not code or code.startswith(("#", ")", "]", "}")) or _indent(previous) > indent:
+            if not code or code.startswith(("#", ")", "]", "}")) or indent_of(previous) > indent:
                 continue
-            if _indent(previous) < indent or any(quotes in previous for quotes in _QUOTES):
+            if indent_of(previous) < indent or any(quotes in previous for quotes in _QUOTES):
                 return False  # no header at this indentation, or a string whose extent is not known
             keyword = _KEYWORD.match(code)
             if keyword is None or not code.endswith(":"):

@@ -5,7 +5,10 @@ from __future__ import annotations
 
 import re
 
+from model.code_text import indent_of
 from model.formats import lsp_lines_with_ends
+
+__all__ = ["FUNCTION_HEADER", "indent_of", "split_arguments", "split_lines", "tokens_of"]
 
 _TOKEN = re.compile(r"[A-Za-z_]\w*|\d[\w.]*|\s+|.", re.DOTALL)
 FUNCTION_HEADER = re.compile(r"\s*(?:async\s+)?(?:def|function|fn|func)\b|.*\bfunction\s*\w*\s*\(|.*=>")
@@ -19,10 +22,6 @@ def split_lines(text: str) -> list[str]:
 
 def tokens_of(text: str) -> list[str]:
     return _TOKEN.findall(text)
-
-
-def indent_of(line: str) -> int:
-    return len(line) - len(line.lstrip(" \t"))
 
 
 def split_arguments(text: str) -> list[str]:
