@@ -129,12 +129,14 @@ def unchanged_edge_lines(old: str, new: str) -> int:
     """How many whole lines a change of whole lines ``old`` → ``new`` left as they were at
     its start or at its end, whichever is more (a ``git diff -U3`` hunk: 3, fewer at the
     file's edges); 0 when every line it spans changed."""
+    if old == new:
+        return 0
     old_lines, new_lines = _with_breaks(old), _with_breaks(new)
     shortest = min(len(old_lines), len(new_lines))
     leading = next((i for i in range(shortest) if old_lines[i] != new_lines[i]), shortest)
     trailing = next((i for i in range(shortest - leading) if old_lines[-1 - i] != new_lines[-1 - i]),
                     shortest - leading)
-    return 0 if old == new else max(leading, trailing)
+    return max(leading, trailing)
 
 
 def _with_breaks(text: str) -> list[str]:
