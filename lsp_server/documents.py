@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from lsprotocol import types
 
 from lsp_server.faults import FaultPlan
+from model.code_text import lsp_lines_with_ends
 
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
 
@@ -131,18 +132,12 @@ def unchanged_edge_lines(old: str, new: str) -> int:
     file's edges); 0 when every line it spans changed."""
     if old == new:
         return 0
-    old_lines, new_lines = _with_breaks(old), _with_breaks(new)
+    old_lines, new_lines = lsp_lines_with_ends(old), lsp_lines_with_ends(new)
     shortest = min(len(old_lines), len(new_lines))
     leading = next((i for i in range(shortest) if old_lines[i] != new_lines[i]), shortest)
     trailing = next((i for i in range(shortest - leading) if old_lines[-1 - i] != new_lines[-1 - i]),
                     shortest - leading)
     return max(leading, trailing)
-
-
-def _with_breaks(text: str) -> list[str]:
-    """``text``'s lines, each with its break (the last may have none)."""
-    ends = [m.end() for m in _LINE_BREAK.finditer(text)]
-    return [text[a:b] for a, b in itertools.pairwise([0, *ends, len(text)]) if b > a]
 
 
 def updated_line_starts(before: str, starts: list[int], start: int, end: int, after: str) -> list[int]:

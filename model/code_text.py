@@ -18,6 +18,11 @@ SLASH_COMMENT_SUFFIXES = (".c", ".h", ".cc", ".cpp", ".hpp", ".js", ".ts", ".tsx
                           ".swift", ".kt", ".cs", ".scala", ".dart", ".php")
 
 
+def lsp_lines_with_ends(text: str) -> list[str]:
+    """Lines with their endings (joining them gives ``text`` back), LSP's line rule."""
+    return re.findall(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+$", text)
+
+
 def indent_of(line: str) -> int:
     """Columns of blanks (spaces or tabs, one each) before the line's text."""
     return len(line) - len(line.lstrip(" \t"))

@@ -10,7 +10,6 @@ context and to itself; the context never sees the canvas.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -193,11 +192,6 @@ class NextEditBudget:
 def split_lsp_lines(text: str) -> list[str]:
     """Lines without their endings; LSP breaks lines only at \\n, \\r\\n and \\r."""
     return text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
-
-
-def lsp_lines_with_ends(text: str) -> list[str]:
-    """Lines with their endings (joining them gives ``text`` back), LSP's line rule."""
-    return re.findall(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+$", text)
 
 
 def render_hunk(path: str, start_line: int, old_text: str, new_text: str) -> str:

@@ -24,12 +24,12 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
+from model.code_text import lsp_lines_with_ends
 from model.fim.completion_request import Cancelled
 from model.fim.inference import confidence_of
 from model.formats import (
     NextEditBudget,
     history_ids,
-    lsp_lines_with_ends,
     middle_from_canvas,
     next_edit_region_ids,
     render_hunk,

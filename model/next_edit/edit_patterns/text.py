@@ -5,8 +5,7 @@ from __future__ import annotations
 
 import re
 
-from model.code_text import indent_of
-from model.formats import lsp_lines_with_ends
+from model.code_text import indent_of, lsp_lines_with_ends
 
 __all__ = ["FUNCTION_HEADER", "indent_of", "split_arguments", "split_lines", "tokens_of"]
 
