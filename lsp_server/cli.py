@@ -250,6 +250,9 @@ def build_parser() -> argparse.ArgumentParser:
                           help="cut hunks as git diff -U<N> does (changes up to 2N lines apart are one "
                                "hunk, with N unchanged lines around it); default 0: each run of changed "
                                "lines is a hunk")
+    nextedit.add_argument("--together", action="store_true",
+                          help="send the applied hunks as the changes of one didChange, as a tool applying "
+                               "a whole diff may")
     nextedit.add_argument("--typed", action="store_true",
                           help="type the last applied hunk when it changes one line, a word or a character "
                                "at a time, asking after each piece: the table adds the share of those "

@@ -17,6 +17,10 @@ from lsp_server.faults import FaultPlan
 from model.code_text import lsp_lines_with_ends
 
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
+# Hunks of one notification logged one by one (``DocumentStore.change``) at most: this many,
+# and this many characters of the document's texts kept meanwhile.
+MAX_HUNKS_APART = 64
+MAX_KEPT_CHARS = 32_000_000
 
 
 def line_starts(text: str) -> list[int]:
@@ -82,10 +86,6 @@ class Document:
     text: str
     version: int | None = None
     language_id: str = ""
-    # Whole lines the last change notification sent as they were, at the edge of its one
-    # range (``unchanged_edge_lines``): a tool applying ``git diff`` hunks sends their
-    # context lines so; an editor's own changes have none.
-    last_change_context: int = 0
     _starts: tuple[str, list[int]] | None = field(default=None, repr=False, compare=False)
 
     @property
@@ -106,20 +106,40 @@ class Document:
     def offset_at(self, position: types.Position, encoding: str) -> int:
         return offset_at(self.text, position, encoding, self.starts)
 
-    def apply_change(self, change: types.TextDocumentContentChangeEvent, encoding: str) -> int:
-        """Apply one content change; returns ``unchanged_edge_lines`` of it (0 for a whole text)."""
+    def apply_change(self, change: types.TextDocumentContentChangeEvent, encoding: str) -> AppliedChange:
+        """Apply one content change; returns it as applied."""
+        before = self.text
         if isinstance(change, types.TextDocumentContentChangePartial):
             starts = self.starts
-            start = offset_at(self.text, change.range.start, encoding, starts)
-            end = offset_at(self.text, change.range.end, encoding, starts)
+            start = offset_at(before, change.range.start, encoding, starts)
+            end = offset_at(before, change.range.end, encoding, starts)
             start, end = min(start, end), max(start, end)
-            before = self.text
             self.text = before[:start] + change.text + before[end:]
             self._starts = (self.text, updated_line_starts(before, starts, start, end, self.text))
-            whole_lines = _is_line_start(starts, start) and (end == len(before) or _is_line_start(starts, end))
-            return unchanged_edge_lines(before[start:end], change.text) if whole_lines else 0
+            # Text typed at a line's start is no line: it needs a line break of its own, or
+            # the rest of the text replaced.
+            whole_lines = (_is_line_start(starts, start) and (end == len(before) or _is_line_start(starts, end))
+                           and (not change.text or change.text.endswith(("\n", "\r"))
+                                or start < end == len(before)))
+            if whole_lines:
+                return AppliedChange(before, self.text, True, unchanged_edge_lines(before[start:end], change.text))
+            return AppliedChange(before, self.text, False)
         self.text = change.text
-        return 0
+        return AppliedChange(before, self.text, False)
+
+
+@dataclass(frozen=True)
+class AppliedChange:
+    """A change as the edit log is to record it: the document's text before and after it."""
+
+    before: str
+    after: str
+    # The change replaced whole lines with whole lines, as a tool applying a diff's hunks does.
+    whole_lines: bool = False
+    # Whole lines it sent as they were, at the edge of its range (``unchanged_edge_lines``):
+    # a tool applying ``git diff`` hunks sends their context lines so; an editor's own
+    # changes have none.
+    context_lines: int = 0
 
 
 def _is_line_start(starts: list[int], offset: int) -> bool:
@@ -169,24 +189,38 @@ class DocumentStore:
         self._documents[item.uri] = document
         return document
 
-    def change(self, params: types.DidChangeTextDocumentParams, encoding: str) -> Document | None:
+    def change(self, params: types.DidChangeTextDocumentParams, encoding: str) -> list[AppliedChange] | None:
         """Apply every content change, or none: they are applied to a scratch copy first,
-        so a change that fails half-way leaves the document as it was."""
+        so a change that fails half-way leaves the document as it was. Returns the changes
+        for the edit log (None: the document is not open).
+
+        Several changes in one notification are one change, an editor's edit (multiple
+        cursors, a formatter's edits), unless each replaced whole lines: then they are the
+        hunks of a diff applied in one go, and each is a change of its own, as if sent
+        alone. Read as one, the hunks of a commit were one change that no next-edit
+        pattern explains."""
         document = self._documents.get(params.text_document.uri)
         if document is None:
             return None
-        scratch = Document(document.uri, document.text, _starts=document._starts)
-        context = 0
-        for index, change in enumerate(params.content_changes):
-            context = scratch.apply_change(change, encoding)
+        before = document.text
+        scratch = Document(document.uri, before, _starts=document._starts)
+        changes = params.content_changes
+        # Each hunk's texts are kept until the log has them: not for a flood of changes in a big text.
+        keep = 1 < len(changes) <= MAX_HUNKS_APART and len(before) * len(changes) <= MAX_KEPT_CHARS
+        applied: list[AppliedChange] = []
+        for index, change in enumerate(changes):
+            step = scratch.apply_change(change, encoding)
             if index == 0:
                 self._faults.check("change")
+            if keep and step.whole_lines:
+                applied.append(step)
+            else:
+                keep = False
         document.text, document._starts = scratch.text, scratch._starts
-        # Several changes in one notification are an editor's edit (multiple cursors, a
-        # formatter's edits), not one hunk.
-        document.last_change_context = context if len(params.content_changes) == 1 else 0
         document.version = params.text_document.version
-        return document
+        if len(changes) == 1:
+            return [step]
+        return applied if keep else [AppliedChange(before, document.text)]
 
     def close(self, uri: str) -> None:
         self._documents.pop(uri, None)

@@ -109,14 +109,14 @@ def create_server(model_dir: Path | None = None) -> RedraftServer:
         if document is None:
             log.warning("change for a document that is not open: %s", params.text_document.uri)
             return
-        before = document.text
         try:
-            ls.documents.change(params, ls.encoding)
+            applied = ls.documents.change(params, ls.encoding) or []
         except Exception:  # pygls would only pop up "Error in server" on every keystroke, with no traceback
             log.error("change to %s (version %s) not applied; the document stays at version %s",
                       document.uri, params.text_document.version, document.version, exc_info=True)
             return
-        ls.edit_log.record(document.uri, before, document.text, context_lines=document.last_change_context)
+        for change in applied:
+            ls.edit_log.record(document.uri, change.before, change.after, context_lines=change.context_lines)
 
     @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
     def did_close(ls: RedraftServer, params: types.DidCloseTextDocumentParams) -> None:

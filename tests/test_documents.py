@@ -96,11 +96,36 @@ def test_whole_lines_sent_unchanged_at_a_change_s_edges_are_counted() -> None:
     def sent(*changes: types.TextDocumentContentChangePartial) -> int:
         params = types.DidChangeTextDocumentParams(
             types.VersionedTextDocumentIdentifier(version=2, uri="file:///h.py"), list(changes))
-        document = store.change(params, UTF16)
-        assert document is not None
-        return document.last_change_context
+        applied = store.change(params, UTF16)
+        assert applied is not None and len(applied) == 1
+        return applied[0].context_lines
 
     assert sent(change("a\nB\nc\n", (0, 0), (3, 0))) == 1
     assert sent(change("a\nb2\nc\nd\n", (0, 0), (4, 0))) == 2  # to the end of the text: `c`, `d`
     assert sent(change("x", (1, 0), (1, 1))) == 0  # a keystroke
     assert sent(change("a\nb\n", (0, 0), (2, 0)), change("c", (2, 0), (2, 1))) == 0
+
+
+def test_whole_line_changes_of_one_notification_are_logged_one_by_one() -> None:
+    store = DocumentStore()
+    store.open(types.TextDocumentItem("file:///h.py", "python", 1, "a\nb\nc\nd\n"))
+
+    def sent(*changes: types.TextDocumentContentChangePartial) -> list[tuple[str, str]]:
+        params = types.DidChangeTextDocumentParams(
+            types.VersionedTextDocumentIdentifier(version=2, uri="file:///h.py"), list(changes))
+        applied = store.change(params, UTF16)
+        assert applied is not None
+        return [(step.before, step.after) for step in applied]
+
+    # A diff's hunks applied in one go: each replaced whole lines, each is logged alone.
+    assert sent(change("A\n", (0, 0), (1, 0)), change("", (2, 0), (3, 0))) == [
+        ("a\nb\nc\nd\n", "A\nb\nc\nd\n"), ("A\nb\nc\nd\n", "A\nb\nd\n")]
+    # Multiple cursors typing, at line starts too: one change of the whole notification.
+    assert sent(change("#", (0, 0), (0, 0)), change("#", (2, 0), (2, 0))) == [("A\nb\nd\n", "#A\nb\n#d\n")]
+    assert sent(change("", (0, 0), (0, 1)), change("x", (1, 1), (1, 1))) == [("#A\nb\n#d\n", "A\nbx\n#d\n")]
+    # The document's last line, without a line break, replaced whole.
+    store.open(types.TextDocumentItem("file:///e.py", "python", 1, "a\nb"))
+    params = types.DidChangeTextDocumentParams(types.VersionedTextDocumentIdentifier(version=2, uri="file:///e.py"),
+                                               [change("A\n", (0, 0), (1, 0)), change("B", (1, 0), (1, 1))])
+    assert [(step.before, step.after) for step in store.change(params, UTF16) or []] == [
+        ("a\nb", "A\nb"), ("A\nb", "A\nB")]

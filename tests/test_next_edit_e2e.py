@@ -369,3 +369,25 @@ async def test_a_change_sent_as_a_git_hunk_gets_the_next_hunk_whole() -> None:
         result = await next_edit(client, "file:///test_line.py", 3, 0)
         assert result is not None and result["items"]
         assert applied(text, result["items"][0]) == TESTS_DOC.replace("():", "() -> None:", 2)
+
+
+async def test_hunks_sent_in_one_notification_are_changes_of_their_own() -> None:
+    # A tool applying a commit's diff may send its hunks as the changes of one notification:
+    # an import added, then a test annotated. The newest change is the annotation, as if
+    # each hunk had come alone, so the next test is offered it.
+    uri = "file:///test_batch.py"
+    doc = TESTS_DOC.splitlines()
+    async with served(uri, TESTS_DOC) as client:
+        import_added = hunk(TESTS_DOC, 0, 0, [doc[0], "import sys"])
+        # Each change's range is read in the text the changes before it left: one line down.
+        annotated = {"range": {"start": {"line": 4, "character": 0}, "end": {"line": 5, "character": 0}},
+                     "text": doc[3].replace("():", "() -> None:") + "\n"}
+        await client.did_change(uri, 2, [import_added, annotated])
+        text = await text_of(client, uri)
+        assert text == TESTS_DOC.replace("import os\n", "import os\nimport sys\n").replace("():", "() -> None:", 1)
+        state = await client.request("redraft/debugState")
+        assert [(e["oldText"], e["newText"]) for e in state["editLog"]] == [
+            ("", "import sys\n"), ("def test_a():\n", "def test_a() -> None:\n")]
+        result = await next_edit(client, uri, 4, 0)
+        assert result is not None and result["items"]
+        assert applied(text, result["items"][0]) == text.replace("def test_b():", "def test_b() -> None:")

@@ -16,10 +16,11 @@ def test_a_rename_replayed_from_either_end_is_carried_to_the_next_use(tmp_path: 
     old = f"def add(total):\n{body}    return total\n"
     data = tmp_path / "pairs.jsonl"
     data.write_text(json.dumps({"path": "m.py", "old": old, "new": old.replace("total", "amount")}) + "\n")
-    for bottom_up in (False, True):
-        report = run_nextedit_bench(data, None, 3, SERVER, threshold=0.5, bottom_up=bottom_up)
+    for bottom_up, together in ((False, False), (True, False), (False, True), (True, True)):
+        report = run_nextedit_bench(data, None, 3, SERVER, threshold=0.5, bottom_up=bottom_up, together=together)
         assert len(report.outcomes) == 3
-        # Top-down the next use is below the change, bottom-up above it: right both ways.
+        # Top-down the next use is below the change, bottom-up above it: right both ways,
+        # each hunk sent alone or all in one notification.
         assert all(o.exact and o.located and o.confidence and o.confidence >= 0.5 for o in report.outcomes)
         assert "exact 100.0%" in format_nextedit(report)
 

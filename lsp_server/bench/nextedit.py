@@ -22,6 +22,10 @@ unchanged lines apart are one hunk, with up to N unchanged lines around it), eac
 as one ``didChange`` over its whole range, the cursor at the end of its last line. By
 default each run of changed lines is a hunk.
 
+``--together``: the hunks applied as the changes of one ``didChange``, in order, each
+range read in the text the changes before it left, as a tool applying a whole diff may send
+them (not with ``--typed``).
+
 ``--typed``: the last hunk applied, when it changes one line, is typed as a person types
 it (its changed middle deleted, then the new one typed a word or a character at a time),
 and ``redraft/nextEdit`` is asked after each piece as an editor asks after each pause
@@ -150,21 +154,27 @@ async def _typed(client: LspClient, uri: str, version: int, typing: _Typing) -> 
 
 
 async def _case(client: LspClient, uri: str, pair: EditPair, hunks: list[Hunk], k: int,
-                bottom_up: bool, typed: bool = False) -> NextEditOutcome:
+                bottom_up: bool, typed: bool = False, together: bool = False) -> NextEditOutcome:
     applied, target = replay(hunks, k, bottom_up)
     lines = pair.old.splitlines(keepends=True)
     await client.did_open(uri, pair.old)
     version = 1
     typing: list[float | None] = []
+    batch: list[dict[str, Any]] = []
     for index, hunk in enumerate(applied):
         plan = _typing_of(hunk) if typed and index == len(applied) - 1 else None
+        change = {"range": _range_of(lines, hunk), "text": "".join(hunk.new_lines)}
         if plan is not None:
             version, typing = await _typed(client, uri, version, plan)
+        elif together:
+            batch.append(change)
         else:
             version += 1
-            await client.did_change(uri, version, [{"range": _range_of(lines, hunk),  # type: ignore[typeddict-item]
-                                                    "text": "".join(hunk.new_lines)}])
+            await client.did_change(uri, version, [change])  # type: ignore[list-item]
         lines[hunk.start : hunk.start + len(hunk.old_lines)] = hunk.new_lines
+    if batch:
+        version += 1
+        await client.did_change(uri, version, batch)  # type: ignore[arg-type]
     expected = lines[: target.start] + target.new_lines + lines[target.start + len(target.old_lines):]
     started = time.perf_counter()
     result = await client.request("redraft/nextEdit", {"textDocument": {"uri": uri},
@@ -190,7 +200,7 @@ async def _case(client: LspClient, uri: str, pair: EditPair, hunks: list[Hunk], 
 
 
 async def _run(pairs: list[EditPair], cases_per_pair: int, command: list[str], seed: int,
-               threshold: float, bottom_up: bool, hunk_context: int, typed: bool) -> NextEditReport:
+               threshold: float, bottom_up: bool, hunk_context: int, typed: bool, together: bool) -> NextEditReport:
     rng = random.Random(seed)
     report = NextEditReport()
     async with LspClient(command, timeout=120) as client:
@@ -206,15 +216,17 @@ async def _run(pairs: list[EditPair], cases_per_pair: int, command: list[str], s
             for k in rng.sample(targets, min(cases_per_pair, len(targets))):
                 n += 1
                 uri = f"file:///bench/{n}/{Path(pair.path).name}"
-                report.outcomes.append(await _case(client, uri, pair, hunks, k, bottom_up, typed))
+                report.outcomes.append(await _case(client, uri, pair, hunks, k, bottom_up, typed, together))
     return report
 
 
 def run_nextedit_bench(data: Path, limit: int | None, cases_per_pair: int, command: list[str],
                        seed: int = 0, threshold: float = 0.0, bottom_up: bool = False,
-                       hunk_context: int = 0, typed: bool = False) -> NextEditReport:
+                       hunk_context: int = 0, typed: bool = False, together: bool = False) -> NextEditReport:
+    if typed and together:
+        raise ValueError("--typed types the last hunk apart; it can't come with --together")
     return asyncio.run(_run(read_pairs(data, limit), cases_per_pair, command, seed, threshold, bottom_up,
-                            hunk_context, typed))
+                            hunk_context, typed, together))
 
 
 def format_nextedit(report: NextEditReport) -> str:

@@ -63,7 +63,8 @@ def bench(args: argparse.Namespace) -> int:
 
         print(format_nextedit(run_nextedit_bench(args.data, args.limit, args.cases_per_pair, command,
                                                  threshold=args.threshold, bottom_up=args.bottom_up,
-                                                 hunk_context=args.hunk_context, typed=args.typed)))
+                                                 hunk_context=args.hunk_context, typed=args.typed,
+                                                 together=args.together)))
         return 0
 
     from lsp_server.bench.fim import (
