@@ -23,11 +23,13 @@ from typing import TYPE_CHECKING, TypeVar
 from lsp_server.faults import FaultPlan
 from lsp_server.heap import give_back_freed_memory
 
-# Pure Python, cheap to import; re-exported for the workspace's line index (workspace_lines.py).
+# Pure Python, cheap to import; re-exported for the workspace's line index (workspace_lines.py) and the
+# next-edit history (next_edit.py).
 from model.fim.fim_patterns import LineIndex as LineIndex
 from model.fim.fim_patterns import RelatedLines as RelatedLines
 from model.fim.run_index import RunIndex as RunIndex
 from model.fim.run_index import RunIndexBuilder as RunIndexBuilder
+from model.next_edit.edit_record import EditRecord as EditRecord
 
 if TYPE_CHECKING:
     from model.fim.inference import FimCompleter
@@ -59,19 +61,9 @@ class ModelCandidate:
 
 
 @dataclass(frozen=True)
-class LoggedEdit:
-    path: str
-    start_line: int
-    old_text: str
-    new_text: str
-    in_document: bool  # an edit of the document the request is about
-    context_lines: int = 0  # unchanged lines it was sent with (edit_log.EditEvent)
-
-
-@dataclass(frozen=True)
 class NextEditQuery:
     text: str
-    history: tuple[LoggedEdit, ...]
+    history: tuple[EditRecord, ...]
     cursor_line: int
     limit: int
     sampler_threshold: float
@@ -235,12 +227,8 @@ class Engine:
         """Proposed edits anywhere in the document, most confident first."""
 
         def work(models: _Models, job: Job) -> list[ModelEdit]:
-            from model.next_edit.editor import EditRecord
-
             self._faults.check("next_edit")
-            history = [EditRecord(e.path, e.start_line, e.old_text, e.new_text, e.in_document, e.context_lines)
-                       for e in query.history]
-            found = models.next_edit.propose(query.text, history, query.cursor_line, query.limit,
+            found = models.next_edit.propose(query.text, list(query.history), query.cursor_line, query.limit,
                                              query.sampler_threshold, job.should_stop, query.min_confidence)
             return [ModelEdit(p.start_line, p.end_line, p.new_text, p.confidence) for p in found
                     if whole_characters(p.new_text)]

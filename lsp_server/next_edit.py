@@ -18,7 +18,7 @@ from pygls.exceptions import JsonRpcInvalidParams
 
 from lsp_server.documents import Document, position_at
 from lsp_server.edit_log import EditLog
-from lsp_server.engine import Engine, JobStopped, LoggedEdit, ModelEdit, ModelUnavailable, NextEditQuery
+from lsp_server.engine import EditRecord, Engine, JobStopped, ModelEdit, ModelUnavailable, NextEditQuery
 from lsp_server.options import ServerOptions
 from lsp_server.protocol import NEXT_EDIT
 
@@ -79,7 +79,7 @@ class NextEditService:
         self, document: Document, params: NextEditParams, options: ServerOptions, encoding: str
     ) -> list[dict[str, Any]]:
         text = document.text
-        history = tuple(LoggedEdit(_path_of(e.uri), e.start_line, e.old_text, e.new_text, e.uri == document.uri,
+        history = tuple(EditRecord(_path_of(e.uri), e.start_line, e.old_text, e.new_text, e.uri == document.uri,
                                    e.context_lines) for e in self.edit_log.events())
         cursor_line = min(params.line, max(0, len(document.starts) - 1))
         query = NextEditQuery(text, history, cursor_line, MAX_ITEMS, options.sampler_threshold,

@@ -18,7 +18,8 @@ from model.next_edit.edit_patterns import (
     repeats_previous,
     travel,
 )
-from model.next_edit.editor import EditRecord, pattern_proposals
+from model.next_edit.edit_record import EditRecord
+from model.next_edit.editor import pattern_proposals
 
 
 def lines_of(text: str) -> list[str]:

@@ -5,7 +5,8 @@ from typing import Any
 import pytest
 
 from model.next_edit.edit_patterns import CALL_SITE, PatternEdit
-from model.next_edit.editor import MODEL_KIND, EditRecord, NextEditor, ProposedEdit
+from model.next_edit.edit_record import EditRecord
+from model.next_edit.editor import MODEL_KIND, NextEditor, ProposedEdit
 
 DOCUMENT = "def area(width, height):\n    return width * height\n"
 # A change no edit pattern repeats: only the network could propose something.

@@ -2,7 +2,8 @@
 binds it (a function, a class through ``self.``, the file), and nowhere a name only looks alike."""
 
 from model.next_edit.edit_patterns import RENAME, SAME_LINE, Change, pattern_edits
-from model.next_edit.editor import EditRecord, pattern_proposals
+from model.next_edit.edit_record import EditRecord
+from model.next_edit.editor import pattern_proposals
 from tests.test_edit_patterns import lines_of
 
 FUNCTION = '''def total(amount, rate):

@@ -1,6 +1,7 @@
 """Undone edits cancel out of the history the next-edit patterns read."""
 
-from model.next_edit.editor import EditRecord, pattern_proposals
+from model.next_edit.edit_record import EditRecord
+from model.next_edit.editor import pattern_proposals
 from model.next_edit.undone_edits import without_undone
 
 LINE = "    log.debug('start')\n"

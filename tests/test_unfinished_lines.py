@@ -5,7 +5,8 @@ import pytest
 from model.line_forms import parses_in_a_file as parses
 from model.next_edit.edit_patterns import Change
 from model.next_edit.edit_patterns.unfinished import unfinished
-from model.next_edit.editor import EditRecord, pattern_proposals
+from model.next_edit.edit_record import EditRecord
+from model.next_edit.editor import pattern_proposals
 
 
 @pytest.mark.parametrize("line", [

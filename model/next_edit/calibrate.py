@@ -30,7 +30,8 @@ from pathlib import Path
 
 from model.model_folder import store_calibration
 from model.next_edit.edit_patterns import CALIBRATION_KEYS
-from model.next_edit.editor import MODEL_KIND, EditRecord, NextEditor, ProposedEdit, pattern_proposals
+from model.next_edit.edit_record import EditRecord
+from model.next_edit.editor import MODEL_KIND, NextEditor, ProposedEdit, pattern_proposals
 from model.runtime.serving import load_served_model
 from model.training.next_edit_examples import EditPair, Hunk, line_hunks, replay, replay_targets
 

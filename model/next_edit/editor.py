@@ -47,6 +47,7 @@ from model.next_edit.edit_patterns import (
     twins_of_previous_change,
 )
 from model.next_edit.edit_patterns.unfinished import unfinished
+from model.next_edit.edit_record import EditRecord
 from model.next_edit.undone_edits import without_undone
 from model.runtime.serving import ServedModel
 from model.sampler import SamplerSettings, denoise
@@ -59,20 +60,6 @@ CANVAS = 64
 # A rewrite still unsettled after this many steps is too uncertain to show.
 MAX_STEPS = 20
 _WORD = re.compile(r"[A-Za-z_]\w*")
-
-
-@dataclass(frozen=True)
-class EditRecord:
-    """One logged edit, as the model reads it."""
-
-    path: str
-    start_line: int
-    old_text: str
-    new_text: str
-    in_document: bool = True  # an edit of the document asked about (not another file)
-    # Unchanged lines the change was sent with at its edge: hunks applied as ``git diff``
-    # cuts them (lsp_server/edit_log.py), so the next one will hold every change that close.
-    context_lines: int = 0
 
 
 @dataclass(frozen=True)
