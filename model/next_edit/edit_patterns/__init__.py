@@ -46,9 +46,13 @@ Kinds:
 - ``insertion``, likewise: one line's change is one run of tokens inserted (``def f():`` →
   ``def f() -> None:``); other lines with the same first word and the same
   ``INSERTION_CONTEXT`` words or symbols on each side of that place get the same run.
+- ``spacing``, likewise: the change kept every word and spaced one pair of them anew (a
+  stub's ``...`` joined to its header, ``[ ]`` → ``[]``); wherever those two words meet the
+  old way, they get the new blank. Not a line broken in two, which is typing.
 
 The kinds live in their own modules: ``rename``, ``call_sites``, ``same_lines``,
-``builtin_generics``, and ``one_line_rewrites`` (``substitution`` and ``insertion``). They
+``builtin_generics``, ``one_line_rewrites`` (``substitution`` and ``insertion``) and
+``spacing``. They
 share ``changes`` (the change, the proposal, the kinds' names) and ``text`` (lines, tokens,
 indentation); this module runs them and places what they propose.
 """
@@ -73,6 +77,7 @@ from model.next_edit.edit_patterns.changes import (
     NEAR_LINES,
     RENAME,
     SAME_LINE,
+    SPACING,
     SUBSTITUTION,
     Change,
     PatternEdit,
@@ -87,6 +92,7 @@ from model.next_edit.edit_patterns.one_line_rewrites import (
 )
 from model.next_edit.edit_patterns.rename import rename_edits, renamed_identifier
 from model.next_edit.edit_patterns.same_lines import same_line_edits
+from model.next_edit.edit_patterns.spacing import spacing_edits
 from model.next_edit.edit_patterns.text import split_lines, tokens_of
 
 __all__ = [
@@ -100,6 +106,7 @@ __all__ = [
     "NEAR_LINES",
     "RENAME",
     "SAME_LINE",
+    "SPACING",
     "SUBSTITUTION",
     "SUBSTITUTION_CONTEXT",
     "WINDOW_LINES",
@@ -275,7 +282,8 @@ def pattern_edits(lines: list[str], change: Change, path: str = "",
     if not found:  # the most general patterns, only when no specific one explains the change
         found = {edit.start_line: edit for edit in (
             *one_line_rewrite_edits(lines, change, edited, window, as_substitution, SUBSTITUTION),
-            *one_line_rewrite_edits(lines, change, edited, window, as_insertion, INSERTION))}
+            *one_line_rewrite_edits(lines, change, edited, window, as_insertion, INSERTION),
+            *spacing_edits(lines, change, edited, window))}
     return _placed(found.values(), change, edited, lines, joined_within)
 
 

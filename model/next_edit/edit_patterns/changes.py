@@ -11,7 +11,8 @@ SAME_LINE = "same_line"
 SUBSTITUTION = "substitution"
 BUILTIN_GENERIC = "builtin_generic"
 INSERTION = "insertion"
-KINDS = (RENAME, CALL_SITE, SAME_LINE, SUBSTITUTION, BUILTIN_GENERIC, INSERTION)
+SPACING = "spacing"
+KINDS = (RENAME, CALL_SITE, SAME_LINE, SUBSTITUTION, BUILTIN_GENERIC, INSERTION, SPACING)
 NEAR_LINES = 30
 # A proposal's bucket is its kind and its distance from the change, above or below alike:
 # release diffs replayed both ways (session 18) gave "near" 52-63% above and 50-61% below,
@@ -21,9 +22,10 @@ NEAR_LINES = 30
 # The bucket without "again" still pools every proposal of its kind and distance, so a
 # first step (a twin line deleted, an argument added, the edits #3 names) keeps the
 # confidence it had; a repeated one is raised, or lowered, to its own. Not for a rename:
-# its far uses, once repeated, would outrank its near ones.
+# its far uses, once repeated, would outrank its near ones. Nor for spacing, which replaces
+# no tokens, so no change of it is told to repeat the one before.
 AGAIN = "again"
-UNSPLIT_KEYS = frozenset({f"{RENAME}:near", f"{RENAME}:far"})
+UNSPLIT_KEYS = frozenset({f"{RENAME}:near", f"{RENAME}:far", f"{SPACING}:near", f"{SPACING}:far"})
 BASE_KEYS = tuple(f"{kind}:{where}" for kind in KINDS for where in ("near", "far"))
 CALIBRATION_KEYS = BASE_KEYS + tuple(f"{key}:{AGAIN}" for key in BASE_KEYS if key not in UNSPLIT_KEYS)
 # Keystroke events on one line are chained into one change when they follow each other.

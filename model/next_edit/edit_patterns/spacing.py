@@ -1,0 +1,134 @@
+"""The ``spacing`` kind: the same words spaced anew (a formatter's sweep, by hand or replayed
+hunk by hunk), spaced so wherever the same two words meet the same way.
+
+A change whose words (tokens other than blanks) are all as they were, and whose only
+difference is the blank between one pair of words, made the same way wherever it changed:
+``[ ]`` → ``[]``, a stub's body joined to its header (``-> None:`` + line break + ``...`` →
+``-> None: ...``), a continuation line indented anew. Other places where those two words
+meet with the old blank get the new one. The blank is matched as it was, or, when it held a
+line break, as any line break and indentation; a new blank holding a line break keeps the
+new line's indentation relative to the line before it.
+
+Replayed commits of packages in no corpus (session 70): the hunk after a blanks-only hunk
+was blanks-only 62 times in 3,527 replays, mostly formatter sweeps.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from functools import partial
+
+from model.next_edit.edit_patterns.changes import SPACING, Change, PatternEdit
+from model.next_edit.edit_patterns.one_line_rewrites import LONGEST_LINE, MAX_REWRITTEN_LINES
+from model.next_edit.edit_patterns.text import indent_of, split_lines, tokens_of
+
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
+
+
+@dataclass(frozen=True)
+class _Respacing:
+    left: str  # the word before the blank
+    old: str  # the blank as it was
+    new: str  # the blank as it is now
+    right: str  # the word after it
+    # A new blank with a line break: the new line's indentation minus the broken line's.
+    new_indent: int = 0
+
+    @property
+    def breaks_old(self) -> bool:
+        return _LINE_BREAK.search(self.old) is not None
+
+    def pattern(self) -> re.Pattern[str]:
+        """The two words with the old blank between them, as whole words."""
+        blank = r"[ \t]*(?:\r\n|\r|\n)[ \t]*" if self.breaks_old else re.escape(self.old)
+        before = r"(?<![\w])" if self.left[:1].isalnum() or self.left[:1] == "_" else ""
+        after = r"(?![\w])" if self.right[-1:].isalnum() or self.right[-1:] == "_" else ""
+        return re.compile(before + re.escape(self.left) + f"({blank})" + re.escape(self.right) + after)
+
+
+def _words_and_blanks(text: str) -> tuple[list[str], list[str]]:
+    """The words of ``text`` and the blank after each (the last word's: what ends the text)."""
+    words: list[str] = []
+    blanks: list[str] = []
+    for token in tokens_of(text):
+        if token.isspace():
+            if words:
+                blanks[-1] += token
+        else:
+            words.append(token)
+            blanks.append("")
+    return words, blanks
+
+
+def as_respacing(old: str, new: str) -> _Respacing | None:
+    """The one way the change spaced a pair of words anew, when it changed nothing else;
+    not a line broken in two: Enter pressed in a line is typing, not a sweep, and other
+    places where the same two words meet are no more to be broken (replayed commits,
+    session 70: broken lines proposed elsewhere were right 9 times in 18, joined ones 8 in 9)."""
+    old_words, old_blanks = _words_and_blanks(old)
+    new_words, new_blanks = _words_and_blanks(new)
+    if not old_words or old_words != new_words:
+        return None
+    found: set[_Respacing] = set()
+    for at in range(len(old_words) - 1):  # the blanks between words; the text's own end is the hunk's
+        before, after = old_blanks[at], new_blanks[at]
+        if before == after:
+            continue
+        if _LINE_BREAK.search(after) and not _LINE_BREAK.search(before):
+            return None
+        new_indent = 0
+        if _LINE_BREAK.search(after):
+            word_at = _offset_of(new, new_words, new_blanks, at)
+            line_start = max(new.rfind("\n", 0, word_at), new.rfind("\r", 0, word_at)) + 1
+            new_indent = len(_LINE_BREAK.split(after)[-1]) - indent_of(new[line_start:])
+        found.add(_Respacing(old_words[at], before, after, old_words[at + 1], new_indent))
+        if len(found) > 1:
+            return None
+    return found.pop() if found else None
+
+
+def _offset_of(text: str, words: list[str], blanks: list[str], at: int) -> int:
+    """Where word ``at`` of ``text`` starts."""
+    leading = len(text) - len(text.lstrip())
+    return leading + sum(len(word) + len(blank) for word, blank in zip(words[:at], blanks[:at], strict=True))
+
+
+def spacing_edits(lines: list[str], change: Change, edited: range, window: range) -> Iterable[PatternEdit]:
+    old_lines, new_lines = split_lines(change.old_text), split_lines(change.new_text)
+    if not old_lines or not new_lines or max(len(old_lines), len(new_lines)) > MAX_REWRITTEN_LINES:
+        return
+    respacing = as_respacing(change.old_text, change.new_text)
+    if respacing is None:
+        return
+    pattern = respacing.pattern()
+    span = 2 if respacing.breaks_old else 1  # a blank with a line break joins a line to the next
+    row = window.start
+    while row < window.stop:
+        rows = range(row, min(row + span, window.stop))
+        text = "".join(lines[r] for r in rows)
+        if any(r in edited for r in rows) or len(text) > LONGEST_LINE or respacing.left not in lines[row] \
+                or pattern.search(text) is None:
+            row += 1
+            continue
+        rewritten = pattern.sub(partial(_respaced, respacing, text), text)
+        if rewritten != text:
+            yield PatternEdit(row, rows.stop, rewritten, SPACING)
+        row = rows.stop
+
+
+def _respaced(respacing: _Respacing, text: str, match: re.Match[str]) -> str:
+    return respacing.left + _new_blank(respacing, text, match) + respacing.right
+
+
+def _new_blank(respacing: _Respacing, text: str, match: re.Match[str]) -> str:
+    """The new blank at ``match``: with a line break, indented as the change indented its new line."""
+    if not _LINE_BREAK.search(respacing.new):
+        return respacing.new
+    line_start = max(text.rfind("\n", 0, match.start()), text.rfind("\r", 0, match.start())) + 1
+    indent = indent_of(text[line_start:]) + respacing.new_indent
+    head = _LINE_BREAK.split(respacing.new)[0]
+    ending = _LINE_BREAK.search(respacing.new)
+    assert ending is not None
+    return head + ending.group(0) + " " * max(0, indent)
