@@ -116,12 +116,7 @@ class Document:
             start, end = min(start, end), max(start, end)
             self.text = before[:start] + change.text + before[end:]
             self._starts = (self.text, updated_line_starts(before, starts, start, end, self.text))
-            # Text typed at a line's start is no line: it needs a line break of its own, or
-            # the rest of the text replaced.
-            whole_lines = (_is_line_start(starts, start) and (end == len(before) or _is_line_start(starts, end))
-                           and (not change.text or change.text.endswith(("\n", "\r"))
-                                or start < end == len(before)))
-            if whole_lines:
+            if _replaces_whole_lines(before, starts, start, end, change.text):
                 return AppliedChange(before, self.text, True, unchanged_edge_lines(before[start:end], change.text))
             return AppliedChange(before, self.text, False)
         self.text = change.text
@@ -140,6 +135,20 @@ class AppliedChange:
     # a tool applying ``git diff`` hunks sends their context lines so; an editor's own
     # changes have none.
     context_lines: int = 0
+
+
+def _replaces_whole_lines(before: str, starts: list[int], start: int, end: int, text: str) -> bool:
+    """Whether replacing ``before[start:end]`` by ``text`` replaces whole lines with whole
+    lines: from a line's start to the next one's (``text`` ending with a line break), or to
+    the end of a line's content or of the text (then the range is not empty). Text typed at
+    a line's start is no line."""
+    if not _is_line_start(starts, start):
+        return False
+    if start < end and (end == len(before) or before[end] in "\r\n"):
+        return True
+    if end == len(before) or _is_line_start(starts, end):
+        return not text or text.endswith(("\n", "\r"))
+    return False
 
 
 def _is_line_start(starts: list[int], offset: int) -> bool:

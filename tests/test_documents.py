@@ -103,7 +103,10 @@ def test_whole_lines_sent_unchanged_at_a_change_s_edges_are_counted() -> None:
     assert sent(change("a\nB\nc\n", (0, 0), (3, 0))) == 1
     assert sent(change("a\nb2\nc\nd\n", (0, 0), (4, 0))) == 2  # to the end of the text: `c`, `d`
     assert sent(change("x", (1, 0), (1, 1))) == 0  # a keystroke
-    assert sent(change("a\nb\n", (0, 0), (2, 0)), change("c", (2, 0), (2, 1))) == 0
+    # Two hunks in one notification: each counted on its own (`logged one by one` below).
+    params = types.DidChangeTextDocumentParams(types.VersionedTextDocumentIdentifier(version=2, uri="file:///h.py"),
+                                               [change("a\nb\n", (0, 0), (2, 0)), change("C", (2, 0), (2, 1))])
+    assert [step.context_lines for step in store.change(params, UTF16) or []] == [1, 0]
 
 
 def test_whole_line_changes_of_one_notification_are_logged_one_by_one() -> None:
@@ -123,6 +126,9 @@ def test_whole_line_changes_of_one_notification_are_logged_one_by_one() -> None:
     # Multiple cursors typing, at line starts too: one change of the whole notification.
     assert sent(change("#", (0, 0), (0, 0)), change("#", (2, 0), (2, 0))) == [("A\nb\nd\n", "#A\nb\n#d\n")]
     assert sent(change("", (0, 0), (0, 1)), change("x", (1, 1), (1, 1))) == [("#A\nb\n#d\n", "A\nbx\n#d\n")]
+    # Lines replaced up to the end of the last one's content, as some tools send a hunk.
+    assert sent(change("a\nB", (0, 0), (1, 2)), change("D", (2, 0), (2, 2))) == [
+        ("A\nbx\n#d\n", "a\nB\n#d\n"), ("a\nB\n#d\n", "a\nB\nD\n")]
     # The document's last line, without a line break, replaced whole.
     store.open(types.TextDocumentItem("file:///e.py", "python", 1, "a\nb"))
     params = types.DidChangeTextDocumentParams(types.VersionedTextDocumentIdentifier(version=2, uri="file:///e.py"),
