@@ -33,7 +33,7 @@ class _Respacing:
     old: str  # the blank as it was
     new: str  # the blank as it is now
     right: str  # the word after it
-    # A new blank with a line break: the new line's indentation minus the broken line's.
+    # A new blank with a line break: the new line's indentation minus the line's before it.
     new_indent: int = 0
 
     @property
@@ -123,7 +123,8 @@ def _respaced(respacing: _Respacing, text: str, match: re.Match[str]) -> str:
 
 
 def _new_blank(respacing: _Respacing, text: str, match: re.Match[str]) -> str:
-    """The new blank at ``match``: with a line break, indented as the change indented its new line."""
+    """The new blank at ``match``: with a line break, indented as the change indented its
+    new line, relative to the line before it (in spaces, as a formatter writes them)."""
     if not _LINE_BREAK.search(respacing.new):
         return respacing.new
     line_start = max(text.rfind("\n", 0, match.start()), text.rfind("\r", 0, match.start())) + 1
