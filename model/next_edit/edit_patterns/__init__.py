@@ -49,10 +49,13 @@ Kinds:
 - ``spacing``, likewise: the change kept every word and spaced one pair of them anew (a
   stub's ``...`` joined to its header, ``[ ]`` → ``[]``); wherever those two words meet the
   old way, they get the new blank. Not a line broken in two, which is typing.
+- ``quotes``, likewise: the change requoted every one-line string literal it could from
+  one quote to the other (``'x'`` → ``"x"``); the other lines' literals that can be
+  requoted so are.
 
 The kinds live in their own modules: ``rename``, ``call_sites``, ``same_lines``,
-``builtin_generics``, ``one_line_rewrites`` (``substitution`` and ``insertion``) and
-``spacing``. They
+``builtin_generics``, ``one_line_rewrites`` (``substitution`` and ``insertion``),
+``spacing`` and ``quotes``. They
 share ``changes`` (the change, the proposal, the kinds' names) and ``text`` (lines, tokens,
 indentation); this module runs them and places what they propose.
 """
@@ -75,6 +78,7 @@ from model.next_edit.edit_patterns.changes import (
     KINDS,
     MAX_CHAIN,
     NEAR_LINES,
+    QUOTES,
     RENAME,
     SAME_LINE,
     SPACING,
@@ -90,6 +94,7 @@ from model.next_edit.edit_patterns.one_line_rewrites import (
     as_substitution,
     one_line_rewrite_edits,
 )
+from model.next_edit.edit_patterns.quotes import quote_edits
 from model.next_edit.edit_patterns.rename import rename_edits, renamed_identifier
 from model.next_edit.edit_patterns.same_lines import same_line_edits
 from model.next_edit.edit_patterns.spacing import spacing_edits
@@ -104,6 +109,7 @@ __all__ = [
     "KINDS",
     "LONGEST_LINE",
     "NEAR_LINES",
+    "QUOTES",
     "RENAME",
     "SAME_LINE",
     "SPACING",
@@ -283,7 +289,8 @@ def pattern_edits(lines: list[str], change: Change, path: str = "",
         found = {edit.start_line: edit for edit in (
             *one_line_rewrite_edits(lines, change, edited, window, as_substitution, SUBSTITUTION),
             *one_line_rewrite_edits(lines, change, edited, window, as_insertion, INSERTION),
-            *spacing_edits(lines, change, edited, window))}
+            *spacing_edits(lines, change, edited, window),
+            *quote_edits(lines, change, edited, window))}
     return _placed(found.values(), change, edited, lines, joined_within)
 
 
