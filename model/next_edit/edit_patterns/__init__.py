@@ -39,6 +39,10 @@ Kinds:
   from a ``from typing import`` line; every other line using a name the change touched, or
   one the file no longer imports, is written the same way, and with PEP 604 the builtin
   aliases too (one sweep, by hand or a tool's fixes replayed hunk by hunk, does both).
+- ``python3_idiom``: Python 2's leftovers written the Python 3 way (``super(Name, self)``
+  → ``super()`` in a method of ``Name``, ``class Name(object):`` → ``class Name:``, a
+  string's ``u`` prefix dropped); a change that is those rewrites alone has them made on
+  every other line.
 - ``substitution``, only when none of the above applies: one line's change is one
   contiguous run of tokens replaced by another (``"%s" % x`` → ``str(x)``, ``.get(`` →
   ``.pop(``, ``, 0)`` → ``, None)``); other lines holding that run between the same
@@ -54,7 +58,7 @@ Kinds:
   requoted so are.
 
 The kinds live in their own modules: ``rename``, ``call_sites``, ``same_lines``,
-``builtin_generics``, ``one_line_rewrites`` (``substitution`` and ``insertion``),
+``builtin_generics``, ``python3_idioms``, ``one_line_rewrites`` (``substitution`` and ``insertion``),
 ``spacing`` and ``quotes``. They
 share ``changes`` (the change, the proposal, the kinds' names) and ``text`` (lines, tokens,
 indentation); this module runs them and places what they propose.
@@ -78,6 +82,7 @@ from model.next_edit.edit_patterns.changes import (
     KINDS,
     MAX_CHAIN,
     NEAR_LINES,
+    PYTHON3_IDIOM,
     QUOTES,
     RENAME,
     SAME_LINE,
@@ -94,6 +99,7 @@ from model.next_edit.edit_patterns.one_line_rewrites import (
     as_substitution,
     one_line_rewrite_edits,
 )
+from model.next_edit.edit_patterns.python3_idioms import python3_idiom_edits
 from model.next_edit.edit_patterns.quotes import quote_edits
 from model.next_edit.edit_patterns.rename import rename_edits, renamed_identifier
 from model.next_edit.edit_patterns.same_lines import same_line_edits
@@ -109,6 +115,7 @@ __all__ = [
     "KINDS",
     "LONGEST_LINE",
     "NEAR_LINES",
+    "PYTHON3_IDIOM",
     "QUOTES",
     "RENAME",
     "SAME_LINE",
@@ -283,7 +290,8 @@ def pattern_edits(lines: list[str], change: Change, path: str = "",
     literals = cache(lambda: PythonLiterals(lines))  # read once, and only by a pattern that needs it
     for edit in (*rename_edits(lines, change, edited, window, path, earlier, literals),
                  *call_site_edits(lines, change, edited, window), *same_line_edits(lines, change, edited, window),
-                 *builtin_generic_edits(lines, change, window, path, literals)):
+                 *builtin_generic_edits(lines, change, window, path, literals),
+                 *python3_idiom_edits(lines, change, edited, window, literals)):
         found.setdefault(edit.start_line, edit)
     if not found:  # the most general patterns, only when no specific one explains the change
         found = {edit.start_line: edit for edit in (
