@@ -391,3 +391,20 @@ async def test_hunks_sent_in_one_notification_are_changes_of_their_own() -> None
         result = await next_edit(client, uri, 4, 0)
         assert result is not None and result["items"]
         assert applied(text, result["items"][0]) == text.replace("def test_b():", "def test_b() -> None:")
+
+
+async def test_a_sweep_of_python_2_leftovers_is_offered_at_the_next_one_at_the_served_threshold() -> None:
+    # `super(Name, self)` → `super()` in one class: offered in the next class's method, as
+    # confident as the kind's calibrated bucket (above the default threshold), not in a
+    # docstring.
+    doc = ("class A(Base):\n    def __init__(self):\n        super(A, self).__init__()\n\n\n"
+           'class B(Base):\n    """Calls super(B, self)."""\n\n    def __init__(self, x):\n'
+           "        super(B, self).__init__(x)\n")
+    uri = "file:///sweep.py"
+    async with served(uri, doc) as client:
+        await client.did_change(uri, 2, [edit(2, 14, 21, "")])
+        text = await text_of(client, uri)
+        result = await next_edit(client, uri, 2, 13)
+        assert result is not None and result["items"]
+        assert result["items"][0]["confidence"] >= ServerOptions().next_edit_confidence_threshold
+        assert applied(text, result["items"][0]) == text.replace("super(B, self).__init__(x)", "super().__init__(x)")
