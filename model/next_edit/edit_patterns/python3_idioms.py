@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Sequence
+from functools import cache
 
 from model.code_text import PYTHON_LITERAL, PythonLiterals
 from model.next_edit.edit_patterns.changes import PYTHON3_IDIOM, Change, PatternEdit
@@ -69,10 +70,11 @@ def _enclosing_class(lines: Sequence[str], row: int) -> str | None:
     return None
 
 
-def _class_at(lines: Sequence[str], row: int) -> Callable[[int], str | None]:
-    """``class_of`` for a line: every offset of it is in the class around ``row``."""
-    name = _enclosing_class(lines, row)
-    return lambda _: name
+def _class_at(lines: Callable[[], Sequence[str]], row: int) -> Callable[[int], str | None]:
+    """``class_of`` for a line: every offset of it is in the class around ``row``, looked
+    up once, and only if a ``super(…)`` asks (most lines have none)."""
+    name = cache(lambda: _enclosing_class(lines(), row))
+    return lambda _: name()
 
 
 # Each idiom's rewrite of a text, told which class the code at an offset of it is in.
@@ -100,7 +102,7 @@ def python3_idiom_edits(lines: list[str], change: Change, edited: range, window:
     if not old_lines or len(old_lines) != len(new_lines) or len(old_lines) > MAX_REWRITTEN_LINES:
         return
     # Before the change its lines were where they are now, in the same class.
-    before = [*lines[:change.start_line], *old_lines, *lines[edited.stop:]]
+    before = cache(lambda: [*lines[:change.start_line], *old_lines, *lines[edited.stop:]])
     made: set[str] = set()
     for offset, (old, new) in enumerate(zip(old_lines, new_lines, strict=True)):
         if old == new:
@@ -120,6 +122,6 @@ def python3_idiom_edits(lines: list[str], change: Change, edited: range, window:
             continue
         if not any(_MARKS[name] in line for name in made):
             continue
-        rewritten = _rewritten(line, (name for name in IDIOMS if name in made), _class_at(lines, row))
+        rewritten = _rewritten(line, (name for name in IDIOMS if name in made), _class_at(lambda: lines, row))
         if rewritten != line and _in_code(line, rewritten):
             yield PatternEdit(row, row + 1, rewritten, PYTHON3_IDIOM)

@@ -11,34 +11,25 @@ only requoted only requoted 80 times in 3,527 replays (Black adopted, a file at 
 
 from __future__ import annotations
 
-import bisect
-import itertools
-from collections import defaultdict
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 
 from model.code_text import PYTHON_LITERAL
 from model.next_edit.edit_patterns.changes import QUOTES, Change, PatternEdit
 from model.next_edit.edit_patterns.one_line_rewrites import LONGEST_LINE, MAX_REWRITTEN_LINES
 
 
-def _requotable(text: str, quote: str) -> Iterator[tuple[int, int, str]]:
-    """(start, end, the literal requoted) for every one-line string literal of ``text`` in
-    the other quote that can take ``quote`` instead."""
+def requoted(text: str, quote: str) -> str:
+    """``text`` with every one-line string literal in the other quote that can take
+    ``quote`` instead requoted so."""
     other = "'" if quote == '"' else '"'
+    pieces, at = [], 0
     for match in PYTHON_LITERAL.finditer(text):
         literal = match.group()
         body = literal[1:-1]
         if len(literal) >= 2 and literal[0] == literal[-1] == other and not literal.startswith(other * 3) \
                 and quote not in body and "\\" + other not in body and "\n" not in literal:
-            yield match.start(), match.end(), quote + body + quote
-
-
-def requoted(text: str, quote: str) -> str:
-    """``text`` with every literal that can take ``quote`` requoted so."""
-    pieces, at = [], 0
-    for start, end, literal in _requotable(text, quote):
-        pieces += [text[at:start], literal]
-        at = end
+            pieces += [text[at:match.start()], quote, body, quote]
+            at = match.end()
     pieces.append(text[at:])
     return "".join(pieces)
 
@@ -59,18 +50,12 @@ def quote_edits(lines: list[str], change: Change, edited: range, window: range) 
     quote = requoting(change.old_text, change.new_text)
     if quote is None:
         return
-    # The window read as one text, so that a triple-quoted string's lines are known as such.
-    starts = list(itertools.accumulate((len(lines[row]) for row in window), initial=0))
-    by_row: dict[int, list[tuple[int, int, str]]] = defaultdict(list)
-    for start, end, literal in _requotable("".join(lines[window.start:window.stop]), quote):
-        at = bisect.bisect_right(starts, start) - 1
-        by_row[window.start + at].append((start - starts[at], end - starts[at], literal))
-    for row, literals in sorted(by_row.items()):
+    # The window requoted as one text, so that a triple-quoted string's lines are known as
+    # such; a requoted literal keeps its length, so each line is where it was.
+    rewritten = requoted("".join(lines[window.start:window.stop]), quote)
+    at = 0
+    for row in window:
         line = lines[row]
-        if row in edited or len(line) > LONGEST_LINE:
-            continue
-        pieces, at = [], 0
-        for start, end, literal in literals:
-            pieces += [line[at:start], literal]
-            at = end
-        yield PatternEdit(row, row + 1, "".join(pieces) + line[at:], QUOTES)
+        new, at = rewritten[at:at + len(line)], at + len(line)
+        if new != line and row not in edited and len(line) <= LONGEST_LINE:
+            yield PatternEdit(row, row + 1, new, QUOTES)

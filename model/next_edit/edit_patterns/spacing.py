@@ -48,10 +48,13 @@ class _Respacing:
         return re.compile(before + re.escape(self.left) + f"({blank})" + re.escape(self.right) + after)
 
 
-def _words_and_blanks(text: str) -> tuple[list[str], list[str]]:
-    """The words of ``text`` and the blank after each (the last word's: what ends the text)."""
+def _words_and_blanks(text: str) -> tuple[list[str], list[str], list[int]]:
+    """The words of ``text``, the blank after each (the last word's: what ends the text)
+    and where each starts."""
     words: list[str] = []
     blanks: list[str] = []
+    starts: list[int] = []
+    at = 0
     for token in tokens_of(text):
         if token.isspace():
             if words:
@@ -59,7 +62,14 @@ def _words_and_blanks(text: str) -> tuple[list[str], list[str]]:
         else:
             words.append(token)
             blanks.append("")
-    return words, blanks
+            starts.append(at)
+        at += len(token)
+    return words, blanks, starts
+
+
+def _line_start(text: str, at: int) -> int:
+    """Where the line holding ``text[at]`` starts."""
+    return max(text.rfind("\n", 0, at), text.rfind("\r", 0, at)) + 1
 
 
 def as_respacing(old: str, new: str) -> _Respacing | None:
@@ -67,8 +77,8 @@ def as_respacing(old: str, new: str) -> _Respacing | None:
     not a line broken in two: Enter pressed in a line is typing, not a sweep, and other
     places where the same two words meet are no more to be broken (replayed commits,
     session 70: lines it broke elsewhere so were the next hunk 5 times in 15, lines joined 8 in 9)."""
-    old_words, old_blanks = _words_and_blanks(old)
-    new_words, new_blanks = _words_and_blanks(new)
+    old_words, old_blanks, _ = _words_and_blanks(old)
+    new_words, new_blanks, new_starts = _words_and_blanks(new)
     if not old_words or old_words != new_words:
         return None
     found: set[_Respacing] = set()
@@ -80,19 +90,11 @@ def as_respacing(old: str, new: str) -> _Respacing | None:
             return None
         new_indent = 0
         if _LINE_BREAK.search(after):
-            word_at = _offset_of(new, new_words, new_blanks, at)
-            line_start = max(new.rfind("\n", 0, word_at), new.rfind("\r", 0, word_at)) + 1
-            new_indent = len(_LINE_BREAK.split(after)[-1]) - indent_of(new[line_start:])
+            new_indent = len(_LINE_BREAK.split(after)[-1]) - indent_of(new[_line_start(new, new_starts[at]):])
         found.add(_Respacing(old_words[at], before, after, old_words[at + 1], new_indent))
         if len(found) > 1:
             return None
     return found.pop() if found else None
-
-
-def _offset_of(text: str, words: list[str], blanks: list[str], at: int) -> int:
-    """Where word ``at`` of ``text`` starts."""
-    leading = len(text) - len(text.lstrip())
-    return leading + sum(len(word) + len(blank) for word, blank in zip(words[:at], blanks[:at], strict=True))
 
 
 def spacing_edits(lines: list[str], change: Change, edited: range, window: range) -> Iterable[PatternEdit]:
@@ -127,8 +129,7 @@ def _new_blank(respacing: _Respacing, text: str, match: re.Match[str]) -> str:
     new line, relative to the line before it (in spaces, as a formatter writes them)."""
     if not _LINE_BREAK.search(respacing.new):
         return respacing.new
-    line_start = max(text.rfind("\n", 0, match.start()), text.rfind("\r", 0, match.start())) + 1
-    indent = indent_of(text[line_start:]) + respacing.new_indent
+    indent = indent_of(text[_line_start(text, match.start()):]) + respacing.new_indent
     head = _LINE_BREAK.split(respacing.new)[0]
     ending = _LINE_BREAK.search(respacing.new)
     assert ending is not None
