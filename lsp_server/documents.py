@@ -8,15 +8,13 @@ positions are computed here with LSP's own line rule and the negotiated encoding
 from __future__ import annotations
 
 import itertools
-import re
 from dataclasses import dataclass, field
 
 from lsprotocol import types
 
 from lsp_server.faults import FaultPlan
-from model.code_text import lsp_lines_with_ends
+from model.code_text import LINE_BREAK, lsp_lines_with_ends
 
-_LINE_BREAK = re.compile(r"\r\n|\r|\n")
 # Hunks of one notification logged one by one (``DocumentStore.change``) at most: this many,
 # and this many characters of the document's texts kept meanwhile.
 MAX_HUNKS_APART = 64
@@ -27,7 +25,7 @@ def line_starts(text: str) -> list[int]:
     """Offsets (code points) where each LSP line starts."""
     if "\r" not in text:  # the common case, ~10× faster: split and running sums stay in C
         return [0, *itertools.accumulate(len(line) + 1 for line in text.split("\n")[:-1])]
-    return [0, *(m.end() for m in _LINE_BREAK.finditer(text))]
+    return [0, *(m.end() for m in LINE_BREAK.finditer(text))]
 
 
 def _units(ch: str, encoding: str) -> int:
@@ -180,7 +178,7 @@ def updated_line_starts(before: str, starts: list[int], start: int, end: int, af
     delta = len(after) - len(before)
     region_end = (starts[rest] if rest < len(starts) else len(before)) + delta
     region = after[starts[first] : region_end]
-    middle = [starts[first] + m.end() for m in _LINE_BREAK.finditer(region)]
+    middle = [starts[first] + m.end() for m in LINE_BREAK.finditer(region)]
     if rest < len(starts):  # the region ends with the break before line `rest`
         return [*starts[: first + 1], *middle, *map(delta.__add__, starts[rest + 1 :])]
     return [*starts[: first + 1], *middle]

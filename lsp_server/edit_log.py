@@ -15,7 +15,6 @@ counts lie, and the history budget is better spent on small recent edits.
 
 from __future__ import annotations
 
-import re
 import threading
 import time
 from collections import deque
@@ -23,14 +22,15 @@ from dataclasses import dataclass
 from typing import Literal
 from urllib.parse import unquote, urlparse
 
+from model.code_text import LINE_BREAK
+
 EditSource = Literal["editor", "disk"]
 
-_LINE_BREAK = re.compile(r"\r\n|\r|\n")
 
 
 def _lines(text: str) -> list[str]:
     """Line contents without their breaks; a trailing break doesn't start an extra line."""
-    parts = _LINE_BREAK.split(text)
+    parts = LINE_BREAK.split(text)
     return parts[:-1] if parts and parts[-1] == "" else parts
 
 
@@ -47,7 +47,7 @@ def _at_line_start(text: str, offset: int) -> bool:
 
 def _first_line_end(text: str, start: int) -> int:
     """How far past ``start`` the first line break after it ends, or to ``len(text)``."""
-    match = _LINE_BREAK.search(text, start)
+    match = LINE_BREAK.search(text, start)
     return (match.end() if match else len(text)) - start
 
 

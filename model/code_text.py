@@ -18,6 +18,10 @@ SLASH_COMMENT_SUFFIXES = (".c", ".h", ".cc", ".cpp", ".hpp", ".js", ".ts", ".tsx
                           ".swift", ".kt", ".cs", ".scala", ".dart", ".php")
 
 
+# LSP's line breaks: a line ends at "\r\n", "\r" or "\n".
+LINE_BREAK = re.compile(r"\r\n|\r|\n")
+
+
 def lsp_lines_with_ends(text: str) -> list[str]:
     """Lines with their endings (joining them gives ``text`` back), LSP's line rule."""
     return re.findall(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+$", text)

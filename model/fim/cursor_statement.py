@@ -287,6 +287,24 @@ class CursorStatement:
 
     def __init__(self, prefix: str, suffix: str) -> None:
         self.prefix, self.suffix = prefix, suffix
+        # Each candidate is judged by several checks (``parses_with`` for the calibrators, then
+        # ``rules_out``'s three): each trims it and parses its statement once.
+        self._trimmed: dict[str, tuple[str, str]] = {}
+        self._parsed: dict[str, bool] = {}
+
+    def _trimmed_and_line(self, middle: str) -> tuple[str, str]:
+        """``middle`` without what repeats the suffix, and the cursor's line with it in place."""
+        known = self._trimmed.get(middle)
+        if known is None:
+            trimmed = trim_suffix_overlap(middle, self.suffix)
+            known = self._trimmed[middle] = (trimmed, _cursor_line(self.prefix, trimmed, self.suffix)[0])
+        return known
+
+    def _parses(self, text: str) -> bool:
+        known = self._parsed.get(text)
+        if known is None:
+            known = self._parsed[text] = parses(text)
+        return known
 
     @cached_property
     def _parts(self) -> tuple[str, str] | None:
@@ -296,7 +314,7 @@ class CursorStatement:
 
     @cached_property
     def _parses_alone(self) -> bool:
-        return self._parts is not None and parses(self._parts[0] + self._parts[1])
+        return self._parts is not None and self._parses(self._parts[0] + self._parts[1])
 
     @cached_property
     def _in_docstring(self) -> bool:
@@ -308,7 +326,7 @@ class CursorStatement:
         if not self._parses_alone:
             return UNKNOWN_PARSE
         text = self._text_with(middle)
-        return UNKNOWN_PARSE if text is None else float(parses(text))
+        return UNKNOWN_PARSE if text is None else float(self._parses(text))
 
     def parses_with(self, middle: str) -> float:
         """1.0 when the statement parses with ``middle`` in place and the cursor's line ends
@@ -321,18 +339,18 @@ class CursorStatement:
         caller passes UNKNOWN_PARSE for other files."""
         if self._in_docstring:
             return UNKNOWN_PARSE
-        middle = trim_suffix_overlap(middle, self.suffix)
+        middle, _ = self._trimmed_and_line(middle)
         if ends_unlike_its_siblings(self.prefix, middle, self.suffix) \
                 or joins_string_literals(self.prefix, middle, self.suffix):
             return 0.0
         text = self._text_with(middle)
         if text is None:
             return UNKNOWN_PARSE
-        if not parses(text) and self._half_typed_clause:
+        if not self._parses(text) and self._half_typed_clause:
             # ``ex`` started a statement of its own; ``except ImportError:`` goes on with the one above.
             found = self._found_again(middle)
-            return UNKNOWN_PARSE if found is None else float(parses(found[0] + found[1]))
-        return float(parses(text))
+            return UNKNOWN_PARSE if found is None else float(self._parses(found[0] + found[1]))
+        return float(self._parses(text))
 
     @cached_property
     def _half_typed_clause(self) -> bool:
@@ -378,24 +396,23 @@ class CursorStatement:
         ``parses_with`` said 0.0)."""
         if not self._parses_alone or self._in_docstring:
             return False
-        middle = trim_suffix_overlap(middle, self.suffix)
-        line, _ = _cursor_line(self.prefix, middle, self.suffix)
+        middle, line = self._trimmed_and_line(middle)
         if any(_open_strings(line, 0, len(line))):
             return False
         if ends_unlike_its_siblings(self.prefix, middle, self.suffix) \
                 or joins_string_literals(self.prefix, middle, self.suffix):
             return True
         text = self._text_with(middle)
-        if text is None or parses(text):
+        if text is None or self._parses(text):
             return False
         found = self._found_again(middle)
         if found is None:
             return False
         text = found[0] + found[1]
-        if any(_open_strings(text, 0, len(text))) or parses(text):
+        if any(_open_strings(text, 0, len(text))) or self._parses(text):
             return False
         awaited = with_awaited_body(text, len(found[0]))
-        return awaited is None or not parses(awaited)
+        return awaited is None or not self._parses(awaited)
 
     def ends_with_a_stray_colon(self, middle: str) -> bool:
         """Whether ``middle`` ends a line with a colon that no Python line can end with. A
@@ -405,8 +422,7 @@ class CursorStatement:
         (``line_forms.parses_in_a_file``), is broken wherever it stands, whether or not the
         statement around it parsed before. Not judged in a docstring, nor on a line that
         holds a triple quote."""
-        middle = trim_suffix_overlap(middle, self.suffix)
-        text, _ = _cursor_line(self.prefix, middle, self.suffix)
+        middle, text = self._trimmed_and_line(middle)
         lines = text.split("\n")
         # Only the lines the middle writes on: the user's own line before or after it is theirs.
         touched = lines[1 if middle.startswith("\n") else 0:len(lines) - 1 if middle.endswith("\n") else len(lines)]
@@ -424,7 +440,7 @@ class CursorStatement:
         handler, so no statement parses with or without the candidate, and ``e`` went on as
         ``else:`` there. Only a header line is read: under a plain statement the line may
         still be dedented (editors dedent ``else:`` as it is typed)."""
-        line, _ = _cursor_line(self.prefix, trim_suffix_overlap(middle, self.suffix), self.suffix)
+        _, line = self._trimmed_and_line(middle)
         clause = _CLAUSE.match(line.split("\n", 1)[0])
         if clause is None or self._in_docstring:
             return False

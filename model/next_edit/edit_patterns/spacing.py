@@ -20,11 +20,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import partial
 
+from model.code_text import LINE_BREAK
 from model.next_edit.edit_patterns.changes import SPACING, Change, PatternEdit
 from model.next_edit.edit_patterns.one_line_rewrites import LONGEST_LINE, MAX_REWRITTEN_LINES
 from model.next_edit.edit_patterns.text import indent_of, split_lines, tokens_of
-
-_LINE_BREAK = re.compile(r"\r\n|\r|\n")
 
 
 @dataclass(frozen=True)
@@ -38,7 +37,7 @@ class _Respacing:
 
     @property
     def breaks_old(self) -> bool:
-        return _LINE_BREAK.search(self.old) is not None
+        return LINE_BREAK.search(self.old) is not None
 
     def pattern(self) -> re.Pattern[str]:
         """The two words with the old blank between them, as whole words."""
@@ -86,11 +85,11 @@ def as_respacing(old: str, new: str) -> _Respacing | None:
         before, after = old_blanks[at], new_blanks[at]
         if before == after:
             continue
-        if _LINE_BREAK.search(after) and not _LINE_BREAK.search(before):
+        if LINE_BREAK.search(after) and not LINE_BREAK.search(before):
             return None
         new_indent = 0
-        if _LINE_BREAK.search(after):
-            new_indent = len(_LINE_BREAK.split(after)[-1]) - indent_of(new[_line_start(new, new_starts[at]):])
+        if LINE_BREAK.search(after):
+            new_indent = len(LINE_BREAK.split(after)[-1]) - indent_of(new[_line_start(new, new_starts[at]):])
         found.add(_Respacing(old_words[at], before, after, old_words[at + 1], new_indent))
         if len(found) > 1:
             return None
@@ -127,10 +126,10 @@ def _respaced(respacing: _Respacing, text: str, match: re.Match[str]) -> str:
 def _new_blank(respacing: _Respacing, text: str, match: re.Match[str]) -> str:
     """The new blank at ``match``: with a line break, indented as the change indented its
     new line, relative to the line before it (in spaces, as a formatter writes them)."""
-    if not _LINE_BREAK.search(respacing.new):
+    if not LINE_BREAK.search(respacing.new):
         return respacing.new
     indent = indent_of(text[_line_start(text, match.start()):]) + respacing.new_indent
-    head = _LINE_BREAK.split(respacing.new)[0]
-    ending = _LINE_BREAK.search(respacing.new)
+    head = LINE_BREAK.split(respacing.new)[0]
+    ending = LINE_BREAK.search(respacing.new)
     assert ending is not None
     return head + ending.group(0) + " " * max(0, indent)
