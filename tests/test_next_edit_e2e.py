@@ -393,6 +393,20 @@ async def test_hunks_sent_in_one_notification_are_changes_of_their_own() -> None
         assert applied(text, result["items"][0]) == text.replace("def test_b():", "def test_b() -> None:")
 
 
+async def first_item_at_the_served_threshold(doc: str, changes: list[dict[str, Any]], line: int,
+                                             character: int) -> tuple[str, dict[str, Any]]:
+    """The document after ``changes`` (one notification) and the first next edit offered
+    at the cursor, which must be as confident as the server's default threshold asks."""
+    uri = "file:///sweep.py"
+    async with served(uri, doc) as client:
+        await client.did_change(uri, 2, changes)
+        text = await text_of(client, uri)
+        result = await next_edit(client, uri, line, character)
+        assert result is not None and result["items"]
+        assert result["items"][0]["confidence"] >= ServerOptions().next_edit_confidence_threshold
+        return text, result["items"][0]
+
+
 async def test_a_sweep_of_python_2_leftovers_is_offered_at_the_next_one_at_the_served_threshold() -> None:
     # `super(Name, self)` → `super()` in one class: offered in the next class's method, as
     # confident as the kind's calibrated bucket (above the default threshold), not in a
@@ -400,11 +414,18 @@ async def test_a_sweep_of_python_2_leftovers_is_offered_at_the_next_one_at_the_s
     doc = ("class A(Base):\n    def __init__(self):\n        super(A, self).__init__()\n\n\n"
            'class B(Base):\n    """Calls super(B, self)."""\n\n    def __init__(self, x):\n'
            "        super(B, self).__init__(x)\n")
-    uri = "file:///sweep.py"
-    async with served(uri, doc) as client:
-        await client.did_change(uri, 2, [edit(2, 14, 21, "")])
-        text = await text_of(client, uri)
-        result = await next_edit(client, uri, 2, 13)
-        assert result is not None and result["items"]
-        assert result["items"][0]["confidence"] >= ServerOptions().next_edit_confidence_threshold
-        assert applied(text, result["items"][0]) == text.replace("super(B, self).__init__(x)", "super().__init__(x)")
+    text, item = await first_item_at_the_served_threshold(doc, [edit(2, 14, 21, "")], 2, 13)
+    assert applied(text, item) == text.replace("super(B, self).__init__(x)", "super().__init__(x)")
+
+
+async def test_a_def_annotated_offers_the_next_def_the_types_its_code_tells_at_the_served_threshold() -> None:
+    # The next test takes another parameter, typed in the fixture: no token run of the
+    # change applies to it again, only the types the file tells.
+    doc = ("def tester(app: App, code: int = 0) -> Tester:\n    return Tester(app, code)\n\n\n"
+           "def test_runs(tester):\n    assert tester.run() == 0\n\n\n"
+           "def test_fails(tester, code=1):\n    assert tester.run('x') == code\n")
+    changes = [edit(4, 20, 20, ": Tester"), edit(4, 29, 29, " -> None")]
+    text, item = await first_item_at_the_served_threshold(doc, changes, 4, 37)
+    assert "def test_runs(tester: Tester) -> None:\n" in text
+    assert applied(text, item) == text.replace(
+        "def test_fails(tester, code=1):", "def test_fails(tester: Tester, code: int = 1) -> None:")

@@ -43,6 +43,10 @@ Kinds:
   → ``super()`` in a method of ``Name``, ``class Name(object):`` → ``class Name:``, a
   string's ``u`` prefix dropped); a change that is those rewrites alone has them made on
   every other line.
+- ``annotation``: a one-line ``def`` given its return annotation (and maybe its
+  parameters theirs); the nearest unannotated one-line ``def`` on each side is annotated
+  too when its code tells the types (``-> None`` for a body that returns nothing, the
+  types the file's other ``def``s give its parameter names).
 - ``substitution``, only when none of the above applies: one line's change is one
   contiguous run of tokens replaced by another (``"%s" % x`` → ``str(x)``, ``.get(`` →
   ``.pop(``, ``, 0)`` → ``, None)``); other lines holding that run between the same
@@ -58,7 +62,7 @@ Kinds:
   requoted so are.
 
 The kinds live in their own modules: ``rename``, ``call_sites``, ``same_lines``,
-``builtin_generics``, ``python3_idioms``, ``one_line_rewrites`` (``substitution`` and ``insertion``),
+``builtin_generics``, ``python3_idioms``, ``annotations``, ``one_line_rewrites`` (``substitution`` and ``insertion``),
 ``spacing`` and ``quotes``. They
 share ``changes`` (the change, the proposal, the kinds' names) and ``text`` (lines, tokens,
 indentation); this module runs them and places what they propose.
@@ -72,9 +76,11 @@ from dataclasses import replace
 from functools import cache
 
 from model.code_text import PythonLiterals
+from model.next_edit.edit_patterns.annotations import annotation_edits
 from model.next_edit.edit_patterns.builtin_generics import builtin_generic_edits
 from model.next_edit.edit_patterns.call_sites import call_site_edits
 from model.next_edit.edit_patterns.changes import (
+    ANNOTATION,
     BUILTIN_GENERIC,
     CALIBRATION_KEYS,
     CALL_SITE,
@@ -107,6 +113,7 @@ from model.next_edit.edit_patterns.spacing import spacing_edits
 from model.next_edit.edit_patterns.text import split_lines, tokens_of
 
 __all__ = [
+    "ANNOTATION",
     "BUILTIN_GENERIC",
     "CALIBRATION_KEYS",
     "CALL_SITE",
@@ -291,7 +298,8 @@ def pattern_edits(lines: list[str], change: Change, path: str = "",
     for edit in (*rename_edits(lines, change, edited, window, path, earlier, literals),
                  *call_site_edits(lines, change, edited, window), *same_line_edits(lines, change, edited, window),
                  *builtin_generic_edits(lines, change, window, path, literals),
-                 *python3_idiom_edits(lines, change, edited, window, literals)):
+                 *python3_idiom_edits(lines, change, edited, window, literals),
+                 *annotation_edits(lines, change, edited, window, path, literals)):
         found.setdefault(edit.start_line, edit)
     if not found:  # the most general patterns, only when no specific one explains the change
         found = {edit.start_line: edit for edit in (

@@ -14,8 +14,9 @@ INSERTION = "insertion"
 SPACING = "spacing"
 QUOTES = "quotes"
 PYTHON3_IDIOM = "python3_idiom"
+ANNOTATION = "annotation"
 KINDS = (RENAME, CALL_SITE, SAME_LINE, SUBSTITUTION, BUILTIN_GENERIC, INSERTION, SPACING, QUOTES,
-         PYTHON3_IDIOM)
+         PYTHON3_IDIOM, ANNOTATION)
 NEAR_LINES = 30
 # A proposal's bucket is its kind and its distance from the change, above or below alike:
 # release diffs replayed both ways (session 18) gave "near" 52-63% above and 50-61% below,
@@ -27,10 +28,11 @@ NEAR_LINES = 30
 # confidence it had; a repeated one is raised, or lowered, to its own. Not for a rename:
 # its far uses, once repeated, would outrank its near ones. Nor for the sweeps: spacing
 # replaces no tokens, so no change of it is told to repeat the one before, and a requoting
-# or a Python 3 idiom is one sweep whether or not the change before it was (split, the
-# idioms' "again" buckets came out below their others, few cases shrunk towards 0).
+# or a Python 3 idiom or an annotated def is one sweep whether or not the change before it
+# was (split, the idioms' "again" buckets came out below their others, few cases shrunk
+# towards 0).
 AGAIN = "again"
-UNSPLIT_KEYS = frozenset(f"{kind}:{where}" for kind in (RENAME, SPACING, QUOTES, PYTHON3_IDIOM)
+UNSPLIT_KEYS = frozenset(f"{kind}:{where}" for kind in (RENAME, SPACING, QUOTES, PYTHON3_IDIOM, ANNOTATION)
                          for where in ("near", "far"))
 BASE_KEYS = tuple(f"{kind}:{where}" for kind in KINDS for where in ("near", "far"))
 CALIBRATION_KEYS = BASE_KEYS + tuple(f"{key}:{AGAIN}" for key in BASE_KEYS if key not in UNSPLIT_KEYS)
