@@ -81,3 +81,17 @@ def test_only_a_return_annotation_added_to_a_one_line_python_def_starts_the_swee
     # The next def spread over lines: the next hunk is likely there, not past it.
     spread = text.replace('(tester, name="é", *rest):', '(\n    tester, name="é", *rest\n):')
     assert proposed(spread, CHANGE) == []
+
+
+def test_a_change_that_left_parameters_untyped_sweeps_return_types_alone() -> None:
+    text = TESTS.replace("def test_runs(tester: Tester) -> None:", "def test_runs(tester) -> None:")
+    change = Change(7, "def test_runs(tester):\n", "def test_runs(tester) -> None:\n")
+    assert proposed(text, change) == [(11, 'def test_runs_twice(tester, name="é", *rest) -> None:  # noqa: D103\n'),
+                                      (17, "def test_fails(tester) -> None:\n")]
+
+
+def test_a_def_in_a_string_is_text() -> None:
+    text = TESTS.replace("def test_runs_twice(", 'SAMPLE = """\ndef sample():\n    pass\n"""\n\n\ndef test_runs_twice(')
+    change = Change(7, "def test_runs(tester):\n", "def test_runs(tester) -> None:\n")
+    edits = proposed(text.replace("def test_runs(tester: Tester) -> None:", "def test_runs(tester) -> None:"), change)
+    assert [line for line, _ in edits] == [17, 23]  # past the sample's `def sample():` at 12

@@ -2,8 +2,8 @@
 a tool's fixes replayed hunk by hunk).
 
 After a change that gave a one-line ``def`` header its return annotation (its parameters
-theirs too, or its name changed on the way), the nearest unannotated one-line ``def`` on
-each side gets its annotations, when the code says which:
+theirs too, or its name changed on the way), the unannotated one-line ``def``s on each
+side, nearest first, get their annotations, as long as the code says which:
 
 - the return type: ``None`` when the body returns no value and yields nothing; what a
   dunder method always returns (``__repr__`` → ``str``, ``__eq__`` → ``bool``); ``bool``
@@ -11,15 +11,18 @@ each side gets its annotations, when the code says which:
   literal; ``str`` when every one is a string literal, ``str(…)`` or ``repr(…)``; and
   the changed ``def``'s own when both take parameters of the same names (sibling handlers);
 - each parameter without one (not ``self`` or ``cls``): the type the ``def``s around give
-  that name, when they give it one type only.
+  that name, when they give it one type only; but when the change left some of its own
+  parameters untyped, it was a sweep of return types alone, and parameters stay as they are.
 
-A ``def`` whose types the code does not tell is left alone, and so is every one past it:
-the next hunk annotates that one. The insertion kind already repeated a bare ``-> None``;
-a change that also annotated parameters, or renamed the function, it could not.
+A ``def`` in a string (a test's sample code) is text. A ``def`` whose types the code does
+not tell is left alone, and so is every one past it (the sweep annotates that one first),
+as is a header spread over lines. The insertion kind already repeated a bare ``-> None``;
+a change that also annotated parameters, or renamed the function, it could not, nor tell
+``-> None`` from ``-> bool``.
 
-Replayed commits of 19 packages in no corpus (session 71): after such a change, the next
-unannotated ``def`` below came next and was annotated so 262 times in 371 proposals, 58
-more next hunks right than before; on the release pairs of calibration, 519 in 735.
+Replayed commits of 17 packages in no corpus, every step top down (session 71): the kind
+came first 380 times in 22,630 steps, right 275 times; 3,685 → 3,738 next hunks right in
+all. On the release pairs of calibration, near the change: 202 right in 268.
 """
 
 from __future__ import annotations
@@ -136,12 +139,12 @@ def _closing(code: str) -> int | None:
     return None
 
 
-def _annotated(line: str, header: _Header, types: dict[str, str], returns: str) -> str | None:
-    """``line`` with every parameter annotated from ``types`` and ``returns`` after its
-    parameters; None when a parameter's type is not known."""
+def _annotated(line: str, header: _Header, types: dict[str, str] | None, returns: str) -> str | None:
+    """``line`` with ``returns`` after its parameters and, unless ``types`` is None, every
+    parameter annotated from ``types``; None when a parameter's type is not known."""
     pieces, at = [], 0
     for index, parameter in enumerate(header.parameters):
-        if parameter.annotation is not None or (index == 0 and parameter.name in _RECEIVERS):
+        if types is None or parameter.annotation is not None or (index == 0 and parameter.name in _RECEIVERS):
             continue
         annotation = types.get(parameter.name)
         if annotation is None:
@@ -157,6 +160,12 @@ def _annotated(line: str, header: _Header, types: dict[str, str], returns: str) 
     pieces.append(f" -> {returns}")
     pieces.append(line[header.closing :])
     return "".join(pieces)
+
+
+def _unannotated(header: _Header) -> list[str]:
+    """The parameters ``header`` leaves without a type (a method's receiver needs none)."""
+    return [parameter.name for index, parameter in enumerate(header.parameters)
+            if parameter.annotation is None and not (index == 0 and parameter.name in _RECEIVERS)]
 
 
 def _returned_values(lines: Sequence[str], row: int, inside_strings: Callable[[], set[int]]) -> list[str] | None:
@@ -223,12 +232,16 @@ def annotation_edits(lines: list[str], change: Change, edited: range, window: ra
     old, new = _header(old_lines[0]), _header(new_lines[0])
     if old is None or new is None or old.returns is not None or new.returns is None:
         return
-    def_rows = [row for row in window if row not in edited and _DEF.match(lines[row])]
-    types: dict[str, str] | None = None
 
     def inside_strings() -> set[int]:
         return literals().rows_inside_strings()
 
+    # A def in a string (a test's sample code) is text.
+    def_rows = [row for row in window if row not in edited and _DEF.match(lines[row]) and row not in inside_strings()]
+    # A change that left parameters untyped is a sweep of return types alone (mypy asks for
+    # those first): the parameters of the defs around stay as they are.
+    returns_only = bool(_unannotated(new))
+    types: dict[str, str] | None = None
     # Outwards on each side, the defs without a return annotation, up to the first whose
     # types the code does not tell: the sweep annotates that one before those past it.
     for side in ([row for row in def_rows if row >= edited.stop], [row for row in reversed(def_rows)
@@ -240,7 +253,7 @@ def annotation_edits(lines: list[str], change: Change, edited: range, window: ra
             if header.returns is not None:
                 continue
             returns = _return_type(lines, row, header, new, inside_strings)
-            if types is None:
+            if types is None and not returns_only:
                 types = _parameter_types(lines, [*def_rows, *edited])
             annotated = None if returns is None else _annotated(lines[row], header, types, returns)
             if annotated is None:
