@@ -60,6 +60,7 @@ def test_return_types_told_by_the_body() -> None:
     assert first_proposal("def inner():\n    return 1\nself.a = inner()") == "def check(self) -> None:"
     # A value the code does not type, a generator, or None on one path only: left alone.
     assert first_proposal("return self.a") is None
+    assert first_proposal("return self.a if self.a < self.b else self.b") is None
     assert first_proposal("yield self.a") is None
     assert first_proposal("if self.a:\n    return\nreturn self.a == 1") is None
 
