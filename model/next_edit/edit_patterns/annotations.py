@@ -33,6 +33,7 @@ import re
 import tokenize
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from functools import cache
 
 from model.code_text import PythonLiterals
 from model.next_edit.edit_patterns.changes import ANNOTATION, Change, PatternEdit
@@ -235,6 +236,7 @@ def annotation_edits(lines: list[str], change: Change, edited: range, window: ra
     if old is None or new is None or old.returns is not None or new.returns is None:
         return
 
+    @cache  # read once, and only once a def is found
     def inside_strings() -> set[int]:
         return literals().rows_inside_strings()
 
