@@ -6,7 +6,7 @@ import pytest
 
 from model.next_edit.edit_patterns import CALL_SITE, PatternEdit
 from model.next_edit.edit_record import EditRecord
-from model.next_edit.editor import MODEL_KIND, NextEditor, ProposedEdit
+from model.next_edit.editor import MODEL_KIND, NextEditor, ProposedEdit, measured_precisions
 
 DOCUMENT = "def area(width, height):\n    return width * height\n"
 # A change no edit pattern repeats: only the network could propose something.
@@ -49,3 +49,16 @@ def test_a_folder_calibrated_before_the_again_buckets_uses_the_bucket_without_it
     assert editor.precision_of(edit) == 0.65
     monkeypatch.setattr(editor, "precision", {"call_site:near": 0.65, "call_site:near:again": 0.76})
     assert editor.precision_of(edit) == 0.76
+
+
+def test_a_bucket_never_proposed_in_falls_back_to_the_one_without_again(editor: NextEditor,
+                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    stored = {"calibration": {"next_edit": {
+        "call_site:near": {"precision": 0.65, "proposed": 300, "exact": 197},
+        "call_site:near:again": {"precision": 0.0, "proposed": 0, "exact": 0},  # never measured
+        "model": {"precision": 0.0, "proposed": 50, "exact": 0},  # measured: never right
+        "old": {"precision": 0.5}}}}  # a folder from before counts were stored
+    assert measured_precisions(stored) == {"call_site:near": 0.65, "model": 0.0, "old": 0.5}
+    monkeypatch.setattr(editor, "precision", measured_precisions(stored))
+    edit = PatternEdit(3, 4, "b = fetch(other, timeout=5)\n", CALL_SITE, lines_away=1, again=True)
+    assert editor.precision_of(edit) == 0.65

@@ -21,6 +21,7 @@ import difflib
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, replace
+from typing import Any
 
 import numpy as np
 
@@ -139,6 +140,17 @@ def candidate_lines(lines: list[str], history: list[EditRecord], cursor_line: in
     return sorted(scored, key=lambda row: -scored[row])[:MAX_REGIONS]
 
 
+def measured_precisions(metadata: dict[str, Any]) -> dict[str, float]:
+    """Each bucket's precision as ``redraft calibrate`` stored it. A bucket no replay ever
+    proposed in (stored as precision 0) is left out, so that an "again" bucket falls back to
+    the one without it instead of silencing its kind."""
+    stored = metadata.get("calibration", {})
+    stored = stored.get("next_edit", {}) if isinstance(stored, dict) else {}
+    return {kind: float(entry["precision"]) for kind, entry in (stored.items() if isinstance(stored, dict) else ())
+            if isinstance(entry, dict) and isinstance(entry.get("precision"), int | float)
+            and entry.get("proposed") != 0}
+
+
 class NextEditor:
     def __init__(self, loaded: ServedModel, budget: NextEditBudget | None = None) -> None:
         self.network = loaded.network
@@ -146,12 +158,7 @@ class NextEditor:
         self.budget = budget or NextEditBudget()
         self.no_change_id = self.tokenizer.id_of("<|nochange|>")
         self.end_ids = frozenset({self.tokenizer.end_of_middle_id, self.tokenizer.pad_id})
-        self.precision: dict[str, float] = {}
-        stored = loaded.metadata.get("calibration", {})
-        stored = stored.get("next_edit", {}) if isinstance(stored, dict) else {}
-        for kind, entry in (stored.items() if isinstance(stored, dict) else ()):
-            if isinstance(entry, dict) and isinstance(entry.get("precision"), int | float):
-                self.precision[kind] = float(entry["precision"])
+        self.precision = measured_precisions(loaded.metadata)
 
     def precision_of(self, edit: PatternEdit) -> float:
         """The measured precision of the edit's bucket; a model folder calibrated before
