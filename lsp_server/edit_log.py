@@ -22,10 +22,9 @@ from dataclasses import dataclass
 from typing import Literal
 from urllib.parse import unquote, urlparse
 
-from model.code_text import LINE_BREAK
+from model.code_text import LINE_BREAK, line_start
 
 EditSource = Literal["editor", "disk"]
-
 
 
 def _lines(text: str) -> list[str]:
@@ -98,7 +97,7 @@ def _diff(before: str, after: str) -> _Hunk:
     # Never split a \r\n: a change right after \r may turn it into a different break.
     if prefix and before[prefix - 1] == "\r" and "\n" in (before[prefix : prefix + 1], after[prefix : prefix + 1]):
         prefix -= 1
-    start = max(before.rfind("\n", 0, prefix), before.rfind("\r", 0, prefix)) + 1
+    start = line_start(before, prefix)
     # The common end may reach back to the line start, not only to the common start: a
     # deleted line followed by a line with the same indentation shares the next line's
     # indentation at the common start, and counting it there made the hunk two lines

@@ -22,6 +22,11 @@ SLASH_COMMENT_SUFFIXES = (".c", ".h", ".cc", ".cpp", ".hpp", ".js", ".ts", ".tsx
 LINE_BREAK = re.compile(r"\r\n|\r|\n")
 
 
+def line_start(text: str, at: int) -> int:
+    """Where the LSP line holding ``text[at]`` (or ending just before it) starts."""
+    return max(text.rfind("\n", 0, at), text.rfind("\r", 0, at)) + 1
+
+
 def lsp_lines_with_ends(text: str) -> list[str]:
     """Lines with their endings (joining them gives ``text`` back), LSP's line rule."""
     return re.findall(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+$", text)

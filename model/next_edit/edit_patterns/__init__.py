@@ -44,9 +44,9 @@ Kinds:
   string's ``u`` prefix dropped); a change that is those rewrites alone has them made on
   every other line.
 - ``annotation``: a one-line ``def`` given its return annotation (and maybe its
-  parameters theirs); the nearest unannotated one-line ``def`` on each side is annotated
-  too when its code tells the types (``-> None`` for a body that returns nothing, the
-  types the file's other ``def``s give its parameter names).
+  parameters theirs); the unannotated one-line ``def``s on each side, nearest first, are
+  annotated too, up to the first whose types its code does not tell (``-> None`` for a
+  body that returns nothing, the types the file's other ``def``s give its parameter names).
 - ``substitution``, only when none of the above applies: one line's change is one
   contiguous run of tokens replaced by another (``"%s" % x`` → ``str(x)``, ``.get(`` →
   ``.pop(``, ``, 0)`` → ``, None)``); other lines holding that run between the same
@@ -62,10 +62,10 @@ Kinds:
   requoted so are.
 
 The kinds live in their own modules: ``rename``, ``call_sites``, ``same_lines``,
-``builtin_generics``, ``python3_idioms``, ``annotations``, ``one_line_rewrites`` (``substitution`` and ``insertion``),
-``spacing`` and ``quotes``. They
-share ``changes`` (the change, the proposal, the kinds' names) and ``text`` (lines, tokens,
-indentation); this module runs them and places what they propose.
+``builtin_generics``, ``python3_idioms``, ``annotations``, ``one_line_rewrites``
+(``substitution`` and ``insertion``), ``spacing`` and ``quotes``. They share ``changes``
+(the change, the proposal, the kinds' names) and ``text`` (lines, tokens, indentation);
+this module runs them and places what they propose.
 """
 
 from __future__ import annotations

@@ -216,11 +216,10 @@ def _return_type(lines: Sequence[str], row: int, header: _Header, changed: _Head
     return None
 
 
-def _parameter_types(lines: Sequence[str], rows: Iterable[int]) -> dict[str, str]:
-    """Each parameter name the ``def``s on ``rows`` annotate with one type only, and that type."""
+def _parameter_types(headers: Iterable[_Header | None]) -> dict[str, str]:
+    """Each parameter name ``headers`` annotate with one type only, and that type."""
     seen: dict[str, set[str]] = {}
-    for row in rows:
-        header = _header(lines[row])
+    for header in headers:
         for parameter in header.parameters if header is not None else ():
             if parameter.annotation is not None:
                 seen.setdefault(parameter.name, set()).add(parameter.annotation)
@@ -242,6 +241,7 @@ def annotation_edits(lines: list[str], change: Change, edited: range, window: ra
 
     # A def in a string (a test's sample code) is text.
     def_rows = [row for row in window if row not in edited and _DEF.match(lines[row]) and row not in inside_strings()]
+    header_at = cache(lambda row: _header(lines[row]))  # the sweep and the parameters' types read each once
     # A change that left parameters untyped is a sweep of return types alone (mypy asks for
     # those first): the parameters of the defs around stay as they are.
     returns_only = bool(_unannotated(new))
@@ -251,14 +251,14 @@ def annotation_edits(lines: list[str], change: Change, edited: range, window: ra
     for side in ([row for row in def_rows if row >= edited.stop], [row for row in reversed(def_rows)
                                                                    if row < edited.start]):
         for row in side:
-            header = _header(lines[row])
+            header = header_at(row)
             if header is None:
                 break  # a header over several lines: the next hunk is likely there
             if header.returns is not None:
                 continue
             returns = _return_type(lines, row, header, new, inside_strings)
             if types is None and not returns_only:
-                types = _parameter_types(lines, [*def_rows, *edited])
+                types = _parameter_types([new, *map(header_at, def_rows)])
             annotated = None if returns is None else _annotated(lines[row], header, types, returns)
             if annotated is None:
                 break

@@ -20,7 +20,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import partial
 
-from model.code_text import LINE_BREAK
+from model.code_text import LINE_BREAK, line_start
 from model.next_edit.edit_patterns.changes import SPACING, Change, PatternEdit
 from model.next_edit.edit_patterns.one_line_rewrites import LONGEST_LINE, MAX_REWRITTEN_LINES
 from model.next_edit.edit_patterns.text import indent_of, split_lines, tokens_of
@@ -41,7 +41,7 @@ class _Respacing:
 
     def pattern(self) -> re.Pattern[str]:
         """The two words with the old blank between them, as whole words."""
-        blank = r"[ \t]*(?:\r\n|\r|\n)[ \t]*" if self.breaks_old else re.escape(self.old)
+        blank = rf"[ \t]*(?:{LINE_BREAK.pattern})[ \t]*" if self.breaks_old else re.escape(self.old)
         before = r"(?<![\w])" if self.left[:1].isalnum() or self.left[:1] == "_" else ""
         after = r"(?![\w])" if self.right[-1:].isalnum() or self.right[-1:] == "_" else ""
         return re.compile(before + re.escape(self.left) + f"({blank})" + re.escape(self.right) + after)
@@ -66,11 +66,6 @@ def _words_and_blanks(text: str) -> tuple[list[str], list[str], list[int]]:
     return words, blanks, starts
 
 
-def _line_start(text: str, at: int) -> int:
-    """Where the line holding ``text[at]`` starts."""
-    return max(text.rfind("\n", 0, at), text.rfind("\r", 0, at)) + 1
-
-
 def as_respacing(old: str, new: str) -> _Respacing | None:
     """The one way the change spaced a pair of words anew, when it changed nothing else;
     not a line broken in two: Enter pressed in a line is typing, not a sweep, and other
@@ -89,7 +84,7 @@ def as_respacing(old: str, new: str) -> _Respacing | None:
             return None
         new_indent = 0
         if LINE_BREAK.search(after):
-            new_indent = len(LINE_BREAK.split(after)[-1]) - indent_of(new[_line_start(new, new_starts[at]):])
+            new_indent = len(LINE_BREAK.split(after)[-1]) - indent_of(new[line_start(new, new_starts[at]):])
         found.add(_Respacing(old_words[at], before, after, old_words[at + 1], new_indent))
         if len(found) > 1:
             return None
@@ -128,7 +123,7 @@ def _new_blank(respacing: _Respacing, text: str, match: re.Match[str]) -> str:
     new line, relative to the line before it (in spaces, as a formatter writes them)."""
     if not LINE_BREAK.search(respacing.new):
         return respacing.new
-    indent = indent_of(text[_line_start(text, match.start()):]) + respacing.new_indent
+    indent = indent_of(text[line_start(text, match.start()):]) + respacing.new_indent
     head = LINE_BREAK.split(respacing.new)[0]
     ending = LINE_BREAK.search(respacing.new)
     assert ending is not None
