@@ -51,3 +51,17 @@ def test_a_change_that_changed_words_is_left_to_the_other_kinds() -> None:
     text = "a = f(x,y)\nb = f(x,y)\n"
     edits = pattern_edits(lines_of(text), Change(0, "a = f(x,y)\n", "a = g(x, y)\n"), "m.py")
     assert all(edit.kind != SPACING for edit in edits)
+
+
+def test_the_blank_after_a_docstrings_opening_quotes_is_respaced_in_every_docstring() -> None:
+    text = ('def a():\n    """ Return x."""\n\n\nclass B:\n    r""" Hold y.\n\n    More.\n    """\n'
+            "    def c(self):\n        ''' Call z.'''\n        s = \"\"\" not a docstring\"\"\"\n"
+            '    def d(self):\n        """ """\n')
+    change = Change(1, '    """ Return x."""\n', '    """Return x."""\n')
+    # Whatever the first word, with a prefix or not; the same quotes only; not quotes mid-line,
+    # nor a blank docstring.
+    assert proposed(text, change) == [(5, 6, '    r"""Hold y.\n')]
+    single = Change(10, "        ''' Call z.'''\n", "        '''Call z.'''\n")
+    assert proposed(text, single) == []
+    # A docstring's quotes and the same first word: still the docstring sweep.
+    assert as_respacing('    """ Return x.\n', '    """Return x.\n') == as_respacing('""" Hold.\n', '"""Hold.\n')

@@ -7,7 +7,8 @@ difference is the blank between one pair of words, made the same way wherever it
 ``-> None: ...``), a continuation line indented anew. Other places where those two words
 meet with the old blank get the new one. The blank is matched as it was, or, when it held a
 line break, as any line break and indentation; a new blank holding a line break keeps the
-new line's indentation relative to the line before it.
+new line's indentation relative to the line before it. The blank after a docstring's
+opening quotes is respaced in every docstring, whatever its first word (pydocstyle's D210).
 
 Replayed commits of packages in no corpus (session 70): the hunk after a blanks-only hunk
 was blanks-only 62 times in 3,527 replays, mostly formatter sweeps.
@@ -34,17 +35,26 @@ class _Respacing:
     right: str  # the word after it
     # A new blank with a line break: the new line's indentation minus the line's before it.
     new_indent: int = 0
+    # ``left`` is a docstring's opening quotes, and any word after them will do.
+    docstring: bool = False
 
     @property
     def breaks_old(self) -> bool:
         return LINE_BREAK.search(self.old) is not None
 
     def pattern(self) -> re.Pattern[str]:
-        """The two words with the old blank between them, as whole words."""
+        """The two words with the old blank between them, as whole words; the blank is group 1."""
+        if self.docstring:  # at a line's start, then any word but the closing quotes
+            return re.compile(r"(?m)^[ \t]*[rRuUbB]{0,2}" + re.escape(self.left)
+                              + f"({re.escape(self.old)})" + r"""(?=[^\s"'])""")
         blank = rf"[ \t]*(?:{LINE_BREAK.pattern})[ \t]*" if self.breaks_old else re.escape(self.old)
         before = r"(?<![\w])" if self.left[:1].isalnum() or self.left[:1] == "_" else ""
         after = r"(?![\w])" if self.right[-1:].isalnum() or self.right[-1:] == "_" else ""
         return re.compile(before + re.escape(self.left) + f"({blank})" + re.escape(self.right) + after)
+
+
+# A line up to a docstring's opening quotes (group 1).
+DOCSTRING_OPENING = re.compile(r"""[ \t]*[rRuUbB]{0,2}(""\"|''')""")
 
 
 def _words_and_blanks(text: str) -> tuple[list[str], list[str], list[int]]:
@@ -71,7 +81,7 @@ def as_respacing(old: str, new: str) -> _Respacing | None:
     not a line broken in two: Enter pressed in a line is typing, not a sweep, and other
     places where the same two words meet are no more to be broken (replayed commits,
     session 70: lines it broke elsewhere so were the next hunk 5 times in 15, lines joined 8 in 9)."""
-    old_words, old_blanks, _ = _words_and_blanks(old)
+    old_words, old_blanks, old_starts = _words_and_blanks(old)
     new_words, new_blanks, new_starts = _words_and_blanks(new)
     if not old_words or old_words != new_words:
         return None
@@ -85,7 +95,11 @@ def as_respacing(old: str, new: str) -> _Respacing | None:
         new_indent = 0
         if LINE_BREAK.search(after):
             new_indent = len(LINE_BREAK.split(after)[-1]) - indent_of(new[line_start(new, new_starts[at]):])
-        found.add(_Respacing(old_words[at], before, after, old_words[at + 1], new_indent))
+        opening = DOCSTRING_OPENING.fullmatch(old, line_start(old, old_starts[at]), old_starts[at] + 1)
+        if opening is not None and not LINE_BREAK.search(before):
+            found.add(_Respacing(opening.group(1), before, after, "", docstring=True))
+        else:
+            found.add(_Respacing(old_words[at], before, after, old_words[at + 1], new_indent))
         if len(found) > 1:
             return None
     return found.pop() if found else None
@@ -115,7 +129,7 @@ def spacing_edits(lines: list[str], change: Change, edited: range, window: range
 
 
 def _respaced(respacing: _Respacing, text: str, match: re.Match[str]) -> str:
-    return respacing.left + _new_blank(respacing, text, match) + respacing.right
+    return text[match.start():match.start(1)] + _new_blank(respacing, text, match) + text[match.end(1):match.end()]
 
 
 def _new_blank(respacing: _Respacing, text: str, match: re.Match[str]) -> str:
