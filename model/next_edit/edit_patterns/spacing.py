@@ -54,7 +54,7 @@ class _Respacing:
 
 
 # A line up to a docstring's opening quotes (group 1).
-DOCSTRING_OPENING = re.compile(r"""[ \t]*[rRuUbB]{0,2}(""\"|''')""")
+_DOCSTRING_OPENING = re.compile(r"""[ \t]*[rRuUbB]{0,2}("{3}|'{3})""")
 
 
 def _words_and_blanks(text: str) -> tuple[list[str], list[str], list[int]]:
@@ -95,7 +95,7 @@ def as_respacing(old: str, new: str) -> _Respacing | None:
         new_indent = 0
         if LINE_BREAK.search(after):
             new_indent = len(LINE_BREAK.split(after)[-1]) - indent_of(new[line_start(new, new_starts[at]):])
-        opening = DOCSTRING_OPENING.fullmatch(old, line_start(old, old_starts[at]), old_starts[at] + 1)
+        opening = _DOCSTRING_OPENING.fullmatch(old, line_start(old, old_starts[at]), old_starts[at] + 1)
         if opening is not None and not LINE_BREAK.search(before):
             found.add(_Respacing(opening.group(1), before, after, "", docstring=True))
         else:
