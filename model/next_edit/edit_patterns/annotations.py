@@ -39,6 +39,7 @@ from model.code_text import PythonLiterals
 from model.next_edit.edit_patterns.changes import ANNOTATION, Change, PatternEdit
 from model.next_edit.edit_patterns.one_line_rewrites import LONGEST_LINE
 from model.next_edit.edit_patterns.text import indent_of, split_lines
+from model.next_edit.edit_patterns.unfinished import PYTHON_SUFFIXES
 
 _DEF = re.compile(r"[ \t]*(?:async[ \t]+)?def[ \t]")
 _CLASS_OR_DEF = re.compile(r"(?:async[ \t]+)?def[ \t]|class[ \t]")
@@ -229,7 +230,7 @@ def _parameter_types(headers: Iterable[_Header | None]) -> dict[str, str]:
 def annotation_edits(lines: list[str], change: Change, edited: range, window: range, path: str,
                      literals: Callable[[], PythonLiterals]) -> Iterable[PatternEdit]:
     old_lines, new_lines = split_lines(change.old_text), split_lines(change.new_text)
-    if not path.endswith((".py", ".pyi")) or len(old_lines) != 1 or len(new_lines) != 1:
+    if not path.endswith(PYTHON_SUFFIXES) or len(old_lines) != 1 or len(new_lines) != 1:
         return
     old, new = _header(old_lines[0]), _header(new_lines[0])
     if old is None or new is None or old.returns is not None or new.returns is None:
