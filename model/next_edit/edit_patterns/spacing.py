@@ -26,6 +26,9 @@ from model.next_edit.edit_patterns.changes import SPACING, Change, PatternEdit
 from model.next_edit.edit_patterns.one_line_rewrites import LONGEST_LINE, MAX_REWRITTEN_LINES
 from model.next_edit.edit_patterns.text import indent_of, split_lines, tokens_of
 
+# A line's indentation and a string prefix, up to a docstring's opening quotes.
+_UP_TO_PREFIX = r"[ \t]*[rRuUbB]{0,2}"
+
 
 @dataclass(frozen=True)
 class _Respacing:
@@ -45,7 +48,7 @@ class _Respacing:
     def pattern(self) -> re.Pattern[str]:
         """The two words with the old blank between them, as whole words; the blank is group 1."""
         if self.docstring:  # at a line's start, then any word but the closing quotes
-            return re.compile(r"(?m)^[ \t]*[rRuUbB]{0,2}" + re.escape(self.left)
+            return re.compile(r"(?m)^" + _UP_TO_PREFIX + re.escape(self.left)
                               + f"({re.escape(self.old)})" + r"""(?=[^\s"'])""")
         blank = rf"[ \t]*(?:{LINE_BREAK.pattern})[ \t]*" if self.breaks_old else re.escape(self.old)
         before = r"(?<![\w])" if self.left[:1].isalnum() or self.left[:1] == "_" else ""
@@ -54,7 +57,7 @@ class _Respacing:
 
 
 # A line up to a docstring's opening quotes (group 1).
-_DOCSTRING_OPENING = re.compile(r"""[ \t]*[rRuUbB]{0,2}("{3}|'{3})""")
+_DOCSTRING_OPENING = re.compile(_UP_TO_PREFIX + r"""("{3}|'{3})""")
 
 
 def _words_and_blanks(text: str) -> tuple[list[str], list[str], list[int]]:
