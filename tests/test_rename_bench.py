@@ -36,6 +36,31 @@ def test_cases_are_a_functions_names_used_twice_with_their_uses_in_order(tmp_pat
     assert all(case.new_name != case.name and case.name in case.new_name for case in cases)
 
 
+def test_a_nested_function_s_own_variable_is_not_a_use_of_the_outer_one(tmp_path: Path) -> None:
+    (tmp_path / "nested.py").write_text(
+        "def outer(key, total):\n    def quoted(key):\n        return key\n\n    def add():\n"
+        "        nonlocal total\n        total = key\n\n    pick = lambda key: key\n    return quoted(key), total\n\n\n"
+        "def later(key):\n    def ready():\n        nonlocal task\n        if key:\n            task = key\n"
+        "    task = None\n    return ready\n")
+    cases, _ = rename_cases([tmp_path / "nested.py"], 20, seed=0)
+    uses = {(case.name, case.uses[0]): case.uses for case in cases}
+    # `quoted`'s parameter and the lambda's are their own; `add` reads `key` and declares `total`.
+    assert uses[("key", (0, 10))] == ((0, 10), (6, 16), (9, 18))
+    assert uses[("total", (0, 15))] == ((0, 15), (5, 17), (6, 8), (9, 24))
+    assert uses[("key", (1, 15))] == ((1, 15), (2, 15))
+    # `ready` declares a name and only reads `key`: `later`'s, not a name of its own.
+    assert uses[("key", (12, 10))] == ((12, 10), (15, 11), (16, 19))
+    assert not [case for case in cases if case.uses[0] == (15, 11)]
+
+
+def test_a_name_an_except_clause_binds_is_used_there(tmp_path: Path) -> None:
+    (tmp_path / "handled.py").write_text(
+        "def load(path):\n    error = None\n    try:\n        return open(path)\n    except OSError as error:\n"
+        "        log(error)\n    return error\n")
+    cases, _ = rename_cases([tmp_path / "handled.py"], 20, seed=0)
+    assert {case.name: case.uses for case in cases}["error"] == ((1, 4), (4, 22), (5, 12), (6, 11))
+
+
 def test_renames_typed_through_the_server_are_carried_to_the_next_use(tmp_path: Path) -> None:
     (tmp_path / "send.py").write_text(MODULE)
     report = run_rename_bench(tmp_path, 10, SERVER)

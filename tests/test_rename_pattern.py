@@ -129,6 +129,126 @@ def test_a_local_of_a_function_whose_header_is_split_over_lines_stays_in_that_fu
         (5, "    return found & found\n", "rename:near")]
 
 
+# Two tests of a module, each header split over lines with a comment on its first line
+# (as yarl's hypothesis tests are) and on its last.
+COMMENTED_HEADERS = (
+    "def test_first(  # type: ignore[misc]\n    pieces: list[str], safe: str,\n) -> None:  # noqa: D103\n"
+    "    val = ''.join(pieces)\n    check(safe=safe)\n    assert quote(val) == val\n\n\n"
+    "def test_second(  # type: ignore[misc]\n    pieces: list[str],\n) -> None:\n"
+    "    val = ''.join(pieces)\n    assert unquote(val) == val\n")
+
+
+def test_a_local_of_a_function_whose_split_header_has_comments_stays_in_that_function() -> None:
+    lines = lines_of(COMMENTED_HEADERS.replace("    val = ", "    text = ", 1))
+    edits = pattern_edits(lines, Change(3, "    val = ''.join(pieces)\n", lines[3]), "m.py")
+    # Not the same line in the other test, whose `val` is its own.
+    assert [(e.start_line, e.new_text, e.calibration_key) for e in edits] == [
+        (5, "    assert quote(text) == text\n", "rename:near")]
+
+
+def test_a_parameter_renamed_in_a_split_header_with_comments_is_carried_through_its_body() -> None:
+    lines = lines_of(COMMENTED_HEADERS.replace("safe: str", "allowed: str"))
+    edits = pattern_edits(lines, Change(1, "    pieces: list[str], safe: str,\n", lines[1]), "m.py")
+    # The keyword stays: it names the callee's parameter.
+    assert [(e.start_line, e.new_text, e.calibration_key) for e in edits] == [
+        (4, "    check(safe=allowed)\n", "rename:near")]
+
+
+CLOSURE = ("from codecs import decode\n\n\ndef test_one():\n    return decode(b'')\n\n\n"
+           "def test_two():\n    decode = load()\n\n    def check(given):\n        return decode(given)\n"
+           "    check(1)\n    return decode(b'x')\n")
+
+
+def test_a_nested_function_s_use_of_its_closure_s_name_is_renamed_through_that_closure() -> None:
+    before = lines_of(CLOSURE)
+    lines = lines_of(CLOSURE.replace("decode = load", "parse = load").replace("return decode(given)",
+                                                                          "return parse(given)"))
+    # The local renamed, then its use in the nested function: what is left is the outer
+    # function's last use, not the import's use in the test above, which is another name.
+    edits = pattern_edits(lines, Change(11, before[11], lines[11]), "m.py",
+                          earlier=[Change(8, before[8], lines[8])])
+    assert [(e.start_line, e.new_text, e.calibration_key) for e in edits] == [
+        (13, "    return parse(b'x')\n", "rename:near")]
+
+
+def test_an_annotation_renamed_as_the_next_step_of_a_parameter_s_rename_goes_on_with_it() -> None:
+    text = ("def wrap(kind: type) -> None:\n    def rule(x: kind) -> None:\n        pass\n\n"
+            "    register(rule, kind)\n\n\ndef other(kind):\n    return kind\n")
+    before = lines_of(text)
+    lines = lines_of(text.replace("kind", "target", 2))
+    edits = pattern_edits(lines, Change(1, before[1], lines[1]), "m.py", earlier=[Change(0, before[0], lines[0])])
+    # The rest of `wrap`, not `other`'s parameter.
+    assert [(e.start_line, e.new_text, e.calibration_key) for e in edits] == [
+        (4, "    register(rule, target)\n", "rename:near")]
+    # Without the rename before it, a changed annotation carries nothing.
+    assert not [e for e in pattern_edits(lines, Change(1, before[1], lines[1]), "m.py") if e.kind == RENAME]
+    # A return type swapped method after method goes on to the next method.
+    text = "class Date:\n    def a(self) -> Date:\n        pass\n\n    def b(self) -> Date:\n        pass\n"
+    before = lines_of(text + "\n    def c(self) -> Date:\n        pass\n")
+    lines = lines_of(text.replace("-> Date", "-> Self") + "\n    def c(self) -> Date:\n        pass\n")
+    edits = pattern_edits(lines, Change(4, before[4], lines[4]), "m.py", earlier=[Change(1, before[1], lines[1])])
+    assert [(e.start_line, e.new_text, e.kind) for e in edits][:1] == [(7, "    def c(self) -> Self:\n", RENAME)]
+    # Not typing's alias replaced by its builtin, header after header: that sweep is the
+    # builtin_generic kind's, which writes `Optional` the new way too.
+    text = "def a() -> List[int]:\n    pass\n\n\ndef b() -> List[int]:\n    pass\n\n\ndef c(x: Optional[List[int]]):\n"
+    before = lines_of(text)
+    lines = lines_of(text.replace("List", "list", 2))
+    edits = pattern_edits(lines, Change(4, before[4], lines[4]), "m.py", earlier=[Change(0, before[0], lines[0])])
+    assert [(e.start_line, e.new_text, e.kind) for e in edits] == [
+        (8, "def c(x: list[int] | None):\n", "builtin_generic")]
+
+
+def test_a_function_nested_in_the_scope_that_binds_the_name_itself_is_left_alone() -> None:
+    text = ("def encode(items):\n    def quoted(key):\n        return repr(key)\n\n    def count():\n"
+            "        nonlocal total\n        total = key\n\n    total = 0\n    for key in items:\n"
+            "        yield quoted(key)\n    return key\n")
+    before = lines_of(text)
+    lines = lines_of(text.replace("for key in", "for name in"))
+    edits = pattern_edits(lines, Change(9, before[9], lines[9]), "m.py")
+    # `quoted`'s parameter is its own; `count` binds nothing of its own and reads the loop's.
+    assert [(e.start_line, e.new_text) for e in edits] == [
+        (10, "        yield quoted(name)\n    return name\n"), (6, "        total = name\n")]
+    renamed_total = lines_of(text.replace("    total = 0", "    grand = 0"))
+    edits = pattern_edits(renamed_total, Change(8, before[8], renamed_total[8]), "m.py")
+    # `count` binds `total` but declares it nonlocal: the same variable.
+    assert [(e.start_line, e.new_text) for e in edits] == [(5, "        nonlocal grand\n        grand = key\n")]
+
+
+def test_a_name_a_nested_function_declares_nonlocal_is_renamed_through_the_function_around_it() -> None:
+    before = lines_of("def test_focus():\n    called = False\n\n    class Probe:\n        def allow(self):\n"
+                      "            nonlocal called\n            called = True\n\n    run(Probe())\n    assert called\n")
+    lines = [line.replace("called", "seen") if row in (1, 5, 6) else line for row, line in enumerate(before)]
+    # Renamed where it is bound, then at the nested `nonlocal` and assignment, the same
+    # variable: what is left is the outer function's last use.
+    edits = pattern_edits(lines, Change(6, before[6], lines[6]), "m.py",
+                          earlier=[Change(1, before[1], lines[1]), Change(5, before[5], lines[5])])
+    assert [(e.start_line, e.new_text, e.calibration_key) for e in edits] == [
+        (9, "    assert seen\n", "rename:near")]
+
+
+def test_lines_that_only_look_like_functions_hide_no_use_of_the_renamed_name() -> None:
+    # `func(…)` and `func = …` are variables' lines, and `=>` in a string is text.
+    text = ("def run(handler, data):\n    func = handler.resolve(data)\n    func(event)\n"
+            "    rows = [\n        \"1/50 [=>--]\",\n    ]\n    return emit(rows, event)\n")
+    # The rename made at a use, on a line that calls `func`: the rest of its function.
+    lines = lines_of(text.replace("func(event)", "func(data)"))
+    edits = pattern_edits(lines, Change(2, "    func(event)\n", lines[2]), "m.py")
+    assert [(e.start_line, e.new_text) for e in edits] == [(6, "    return emit(rows, data)\n")]
+
+
+def test_a_function_s_variable_renamed_to_its_last_use_is_repeated_nowhere_else() -> None:
+    text = ("def first(rows):\n    item = rows[0]\n    return item.strip()\n\n\n"
+            "def second(rows):\n    value = rows[0]\n    return value.strip()\n")
+    lines = lines_of(text)
+    renamed = Change(2, "    return value.strip()\n", lines[2])
+    # `second`'s `value` is its own: not a substitution's twin either.
+    assert pattern_edits(lines, renamed, "m.py", earlier=[Change(1, "    value = rows[0]\n", lines[1])]) == []
+    # A name no function binds is the module's: the same swap elsewhere is proposed.
+    module = lines_of("item = rows[0]\nprint(item.strip())\n\n\ndef second():\n    return value.strip()\n")
+    edits = pattern_edits(module, Change(1, "print(value.strip())\n", module[1]), "m.py")
+    assert [(e.start_line, e.new_text) for e in edits] == [(5, "    return item.strip()\n")]
+
+
 def test_a_rename_reaches_the_end_of_its_function_as_near_and_beyond_it_as_far() -> None:
     text = "def run():\n    total = 0\n" + "    step()\n" * 40 + "    return count\n"
     inside = pattern_edits(lines_of(text), Change(1, "    count = 0\n", "    total = 0\n"), "m.py")

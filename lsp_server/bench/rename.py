@@ -96,15 +96,25 @@ def rename_cases(paths: list[Path], limit: int, seed: int, anywhere: bool = Fals
 
 
 def _uses_in(function: ast.FunctionDef | ast.AsyncFunctionDef, lines: list[str]) -> dict[str, list[tuple[int, int]]]:
-    """Each parameter's and local name's uses in ``function`` (nested functions' names
-    included), as (line, str offset); a name with any position that doesn't check out is dropped."""
+    """Each parameter's and local name's uses in ``function`` (in nested functions too,
+    where they don't bind the name themselves), as (line, str offset); a name with any
+    position that doesn't check out is dropped."""
     uses: dict[str, set[tuple[int, int]]] = {}
     dropped: set[str] = set()
-    nodes: list[tuple[str, int, int]] = [(a.arg, a.lineno, a.col_offset) for a in _parameters(function)]
+    parameters = [(a.arg, a.lineno, a.col_offset) for a in _parameters(function)]
+    nodes = list(parameters)
     # The body only: decorators, annotations and defaults belong to the enclosing scope.
     body = [node for statement in function.body for node in ast.walk(statement)]
-    names = [node for node in body if isinstance(node, ast.Name)]
+    shadowed = _shadowed_names(body)
+    names = [node for node in body if isinstance(node, ast.Name) and id(node) not in shadowed]
     nodes += [(node.id, node.lineno, node.col_offset) for node in names]
+    # `except E as name` binds the name in the function, as an assignment does.
+    handlers = [node for node in body if isinstance(node, ast.ExceptHandler) and node.name and id(node) not in shadowed]
+    for handler in handlers:
+        encoded = lines[handler.lineno - 1].encode("utf-8")
+        found = re.search(rf"\bas\s+({handler.name})\b".encode(), encoded[handler.col_offset :])
+        if found is not None:
+            nodes.append((str(handler.name), handler.lineno, handler.col_offset + found.start(1)))
     for declaration in (node for node in body if isinstance(node, ast.Nonlocal | ast.Global)):
         encoded = lines[declaration.lineno - 1].encode("utf-8")
         for name in declaration.names:  # `nonlocal a, b` gives no position per name
@@ -113,8 +123,8 @@ def _uses_in(function: ast.FunctionDef | ast.AsyncFunctionDef, lines: list[str])
                 nodes.append((name, declaration.lineno, declaration.col_offset + found.start()))
     # Names the function binds (its parameters, what it assigns): renaming an imported or
     # global name at one use is not a rename a person makes.
-    bound = {name for name, _, _ in nodes[: len(nodes) - len(names)]} | \
-        {node.id for node in names if isinstance(node.ctx, ast.Store)}
+    bound = {name for name, _, _ in parameters} | {node.id for node in names if isinstance(node.ctx, ast.Store)} | \
+        {str(handler.name) for handler in handlers}
     for name, lineno, byte_offset in nodes:
         if name in _NOT_RENAMED or len(name) < 2 or name not in bound:
             continue
@@ -124,6 +134,27 @@ def _uses_in(function: ast.FunctionDef | ast.AsyncFunctionDef, lines: list[str])
             continue
         uses.setdefault(name, set()).add(at)
     return {name: sorted(at) for name, at in uses.items() if name not in dropped}
+
+
+def _shadowed_names(body: list[ast.AST]) -> set[int]:
+    """The ``id``s of the Name nodes and ``except … as`` handlers, among a function's
+    body's, that are a nested function's or lambda's own variables: its parameters and
+    what it assigns without declaring them ``nonlocal`` or ``global``. There the name is
+    another variable (its own case), which renaming the outer one leaves alone."""
+    shadowed: set[int] = set()
+    for nested in body:
+        if not isinstance(nested, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda):
+            continue
+        inside = [node for node in ast.walk(nested) if node is not nested]
+        declared = {name for node in inside if isinstance(node, ast.Nonlocal | ast.Global) for name in node.names}
+        own = {a.arg for a in _parameters(nested)} | {
+            node.id for node in inside if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store)} | {
+            node.name for node in inside if isinstance(node, ast.ExceptHandler) and node.name}
+        for node in inside:
+            name = node.id if isinstance(node, ast.Name) else node.name if isinstance(node, ast.ExceptHandler) else None
+            if name is not None and name in own - declared:
+                shadowed.add(id(node))
+    return shadowed
 
 
 def _name_at(lines: list[str], lineno: int, byte_offset: int, name: str) -> tuple[int, int] | None:
@@ -169,7 +200,7 @@ def _member_uses_in(klass: ast.ClassDef, lines: list[str]) -> dict[str, list[tup
     return {name: sorted(at) for name, at in uses.items() if name not in dropped and len(at) >= 2}
 
 
-def _parameters(function: ast.FunctionDef | ast.AsyncFunctionDef) -> list[ast.arg]:
+def _parameters(function: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda) -> list[ast.arg]:
     arguments = function.args
     extra = [a for a in (arguments.vararg, arguments.kwarg) if a is not None]
     return [*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs, *extra]

@@ -14,7 +14,10 @@ Kinds:
   outside strings and comments (an f-string's fields are code). A parameter renamed in a
   ``def``/``function`` header is carried only through that function's body; a name the
   function around the change binds, through that function (header included; every use
-  there is "near"); a name it only uses is a global, carried through the file. An
+  there is "near"), and a name a nested function uses from the function around it (its
+  closure, or declared ``nonlocal``), through that one; a name no function around binds
+  is a global, carried through the file. A ``def`` nested in the scope that binds the
+  name itself has a variable of its own, left alone. An
   attribute the class around the change sets (``self.name = …``), renamed through
   ``self.`` or ``cls.``, is carried through that class; a method it defines, renamed in
   its ``def`` or at a call through ``self.`` (to a name the class does not define), is
@@ -50,7 +53,9 @@ Kinds:
 - ``substitution``, only when none of the above applies: one line's change is one
   contiguous run of tokens replaced by another (``"%s" % x`` → ``str(x)``, ``.get(`` →
   ``.pop(``, ``, 0)`` → ``, None)``); other lines holding that run between the same
-  neighbouring tokens get the same replacement.
+  neighbouring tokens get the same replacement. After a function's variable was renamed
+  (and the rename found nothing left), this kind and the ones below stay in that
+  function: elsewhere the name is another variable.
 - ``insertion``, likewise: one line's change is one run of tokens inserted (``def f():`` →
   ``def f() -> None:``); other lines with the same first word and the same
   ``INSERTION_CONTEXT`` words or symbols on each side of that place get the same run.
@@ -107,7 +112,7 @@ from model.next_edit.edit_patterns.one_line_rewrites import (
 )
 from model.next_edit.edit_patterns.python3_idioms import python3_idiom_edits
 from model.next_edit.edit_patterns.quotes import quote_edits
-from model.next_edit.edit_patterns.rename import rename_edits, renamed_identifier
+from model.next_edit.edit_patterns.rename import rename_edits, renamed_identifier, renamed_variable_scope
 from model.next_edit.edit_patterns.same_lines import same_line_edits
 from model.next_edit.edit_patterns.spacing import spacing_edits
 from model.next_edit.edit_patterns.text import split_lines, tokens_of
@@ -302,11 +307,13 @@ def pattern_edits(lines: list[str], change: Change, path: str = "",
                  *annotation_edits(lines, change, edited, window, path, literals)):
         found.setdefault(edit.start_line, edit)
     if not found:  # the most general patterns, only when no specific one explains the change
+        # A function's variable renamed: its name elsewhere is another function's variable.
+        scope = renamed_variable_scope(lines, change) or range(len(lines))
         found = {edit.start_line: edit for edit in (
             *one_line_rewrite_edits(lines, change, edited, window, as_substitution, SUBSTITUTION),
             *one_line_rewrite_edits(lines, change, edited, window, as_insertion, INSERTION),
             *spacing_edits(lines, change, edited, window),
-            *quote_edits(lines, change, edited, window))}
+            *quote_edits(lines, change, edited, window)) if edit.start_line in scope}
     return _placed(found.values(), change, edited, lines, joined_within)
 
 

@@ -10,11 +10,13 @@ import re
 from collections.abc import Callable, Iterable, Sequence
 
 from model.code_text import PythonLiterals, code_spans, comment_marker
+from model.next_edit.edit_patterns.builtin_generics import is_builtin_alias
 from model.next_edit.edit_patterns.changes import MAX_CHAIN, RENAME, Change, PatternEdit
 from model.next_edit.edit_patterns.rename_scopes import (
     DEFINED,
     KEYWORD,
     VARIABLE,
+    binding_function,
     binds,
     block_after,
     enclosing_header,
@@ -25,6 +27,7 @@ from model.next_edit.edit_patterns.rename_scopes import (
     own_attribute_scope,
     own_method,
     role,
+    shadowed_rows,
 )
 from model.next_edit.edit_patterns.text import FUNCTION_HEADER, split_lines, tokens_of
 
@@ -118,7 +121,8 @@ def rename_edits(lines: list[str], change: Change, edited: range, window: range,
             return
         found = rename if found is None else (*rename[:3], found[3] or rename[3])
         if FUNCTION_HEADER.match(new):
-            if not is_parameter(new, rename[1]) and not is_defined_name(new, rename[1]):
+            if not is_parameter(new, rename[1]) and not is_defined_name(new, rename[1]) \
+                    and not _goes_on_renaming(earlier, *rename[:2], len(lines)):
                 return  # an annotation or a default changed: nothing to carry elsewhere
             if is_parameter(new, rename[1]):
                 header_row = change.start_line + offset
@@ -167,11 +171,11 @@ def rename_edits(lines: list[str], change: Change, edited: range, window: range,
         enclosing = enclosing_header(lines, change.start_line, in_strings)
         if enclosing is not None:  # the header too: a parameter renamed at one of its uses
             function = range(enclosing, block_after(lines, enclosing, in_strings).stop)
-            # Bound there under either name: a rename half done binds the new one (`def f(w)`
-            # while `width` is still used below), its first step may have been the binding.
-            if binds(lines, function, old_name) or binds(lines, function, new_name) or \
-                    binds(old_lines, range(len(old_lines)), old_name):
-                rows = function
+            # Bound there (`def f(w)` while `width` is still used below) or in a function
+            # around it, whose variable a nested function uses.
+            binding = binding_function(lines, change.start_line, (old_name, new_name), old_lines, in_strings)
+            if binding is not None:
+                rows = function = binding
             # Both names bound apart from the edited lines, and no earlier step of this same
             # rename: two variables, and the person switched one use from the one to the
             # other (`f(data)` → `f(cleaned)`). Replayed release diffs: such "renames" were
@@ -181,6 +185,9 @@ def rename_edits(lines: list[str], change: Change, edited: range, window: range,
                     and not _renamed_before(earlier, old_name, new_name, function):
                 return
     in_function = rows is not window
+    # A function nested in the scope that binds the old name itself has a variable of its own.
+    shadowed = shadowed_rows(lines, rows, rows.start if header_row is None else header_row, old_name, edited,
+                             in_strings) if in_function and members_near is None else set()
     through_self = re.compile(rf"\b(self|cls|super\(\))\.{re.escape(old_name)}\b")
     # The renamed name's role: a variable renamed in `f(path=path)` keeps the keyword, and a
     # keyword renamed at one call is renamed at the other calls, not in the variables.
@@ -190,7 +197,7 @@ def rename_edits(lines: list[str], change: Change, edited: range, window: range,
         roles.add(VARIABLE)
     # The edited lines count too: `value` renamed once in `f(value) or g(value)` is renamed twice.
     using = [row for row in (*edited, *range(max(rows.start, window.start), min(rows.stop, window.stop)))
-             if row < len(lines) and old_name in lines[row]]
+             if row < len(lines) and old_name in lines[row] and row not in shadowed]
     using = list(dict.fromkeys(using if method_row is None else [*using, method_row]))
     for row in using:
         code = code_of(row)
@@ -204,6 +211,36 @@ def rename_edits(lines: list[str], change: Change, edited: range, window: range,
                 near = row in members_near and (row == method_row or
                                                 rewritten == through_self.sub(rf"\1.{new_name}", lines[row]))
             yield PatternEdit(row, row + 1, rewritten, RENAME, in_function=near)
+
+
+def renamed_variable_scope(lines: list[str], change: Change) -> range | None:
+    """The rows of the function whose variable the change renamed (its token changes are
+    one name replaced by another, not after a dot, and a function around binds it); None
+    otherwise. The same swap outside it is another variable's: replayed, the general kinds'
+    proposals there after such a rename were right 17 times in 146."""
+    rename = renamed_identifier(change.old_text, change.new_text)
+    if rename is None or rename[2] or _is_a_sweep(*rename[:2]):
+        return None
+    return binding_function(lines, change.start_line, rename[:2], split_lines(change.old_text))
+
+
+def _is_a_sweep(old_name: str, new_name: str) -> bool:
+    """A swap a person repeats in function after function, whatever variable it is: an
+    unused name marked (``i`` → ``_``), a name written in snake case (``itemType`` →
+    ``item_type``), a receiver swapped (``cls.instance`` → ``pendulum.instance``), a class
+    or exception named anew (``TypeError`` → ``UsageError``)."""
+    snake = re.sub(r"(?<=[a-z0-9])([A-Z])", r"_\1", old_name).lower()
+    return new_name.startswith("_") or new_name == snake != old_name or old_name[:1].isupper() \
+        or {old_name, new_name} & {"self", "cls"} != set()
+
+
+def _goes_on_renaming(earlier: Sequence[Change], old_name: str, new_name: str, line_count: int) -> bool:
+    """An annotation or default in a header changed as one of the last changes renamed the
+    same name: the rename goes on (`def inner(x: T)` of an outer function's renamed `T`,
+    `-> Date` → `-> Self` in method after method), except typing's alias replaced by its
+    builtin, which the ``builtin_generic`` kind writes with the rest of its sweep. Over the
+    replayed commits and release pairs: 31 next hunks right that were not, 2 lost."""
+    return not is_builtin_alias(old_name, new_name) and _renamed_before(earlier, old_name, new_name, range(line_count))
 
 
 def _renamed_before(earlier: Sequence[Change], old_name: str, new_name: str, rows: range) -> bool:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 from collections.abc import Container, Iterator
 
+from model.code_text import code_spans
 from model.next_edit.edit_patterns.changes import Change
 from model.next_edit.edit_patterns.text import FUNCTION_HEADER, indent_of
 
@@ -96,7 +97,7 @@ def binds(lines: list[str], rows: range, name: str) -> bool:
         header = ""
         for row in range(rows.start, min(rows.stop, rows.start + 20)):
             header += lines[row]
-            if lines[row].rstrip().endswith((":", "{")):
+            if code_of(lines[row]).endswith((":", "{")):
                 break
         if is_parameter(" ".join(header.split()), name):
             return True
@@ -161,14 +162,23 @@ def is_defined_name(header: str, name: str) -> bool:
     return re.search(rf"\b(?:def|function|fn|func)\s+{re.escape(name)}\b", header) is not None
 
 
+def code_of(line: str) -> str:
+    """A line's code without a trailing ``#`` comment or blanks: a header split over lines
+    often opens with ``def f(  # type: ignore[misc]`` or closes with ``) -> None:  # noqa``.
+    A line that is all comment (or a JavaScript ``#private(`` member) stays as it is."""
+    spans = code_spans(line, "#")
+    code = line[: spans[-1][1]].rstrip() if spans else ""
+    return code if code.strip() else line.rstrip()
+
+
 def block_after(lines: list[str], header_row: int, in_strings: Container[int] = ()) -> range:
     """The lines indented deeper than a header (blank lines and the insides of multi-line
     strings included)."""
     indent = indent_of(lines[header_row])
     row = header_row + 1
     # A header split over several lines ends at the first line that ends with ':' or '{'.
-    while row < len(lines) and lines[header_row].rstrip().endswith((",", "(")) and row - header_row < 20:
-        if lines[row].rstrip().endswith((":", "{")):
+    while row < len(lines) and code_of(lines[header_row]).endswith((",", "(")) and row - header_row < 20:
+        if code_of(lines[row]).endswith((":", "{")):
             row += 1
             break
         row += 1
@@ -176,6 +186,55 @@ def block_after(lines: list[str], header_row: int, in_strings: Container[int] = 
     while end < len(lines) and (not lines[end].strip() or indent_of(lines[end]) > indent or end in in_strings):
         end += 1
     return range(header_row + 1, end)
+
+
+def binding_function(lines: list[str], row: int, names: tuple[str, str], old_lines: list[str],
+                     in_strings: Container[int] = ()) -> range | None:
+    """The rows of the function, around ``row`` or around that one, whose variable the
+    name renamed there is (bound in it under either name: a rename half done binds the new
+    one; or by the changed ``old_lines`` themselves), header first; None for a global name.
+    A nested function uses its closure's names, unless it declares them ``nonlocal``."""
+    outer = enclosing_header(lines, row, in_strings)
+    while outer is not None:
+        scope = range(outer, block_after(lines, outer, in_strings).stop)
+        if not any(declares(lines, scope, name, in_strings) for name in names) and (
+                any(binds(lines, scope, name) for name in names) or binds(old_lines, range(len(old_lines)), names[0])):
+            return scope
+        outer = enclosing_header(lines, outer, in_strings)
+    return None
+
+
+def declares(lines: list[str], scope: range, name: str, in_strings: Container[int] = ()) -> bool:
+    """The function whose rows ``scope`` are (its header first) declares ``name``
+    ``nonlocal`` or ``global`` itself: what it assigns to it is not its own variable."""
+    declaration = re.compile(rf"\s*(?:nonlocal|global)\s[^#\n]*\b{re.escape(name)}\b")
+    return any(declaration.match(lines[row]) and enclosing_header(lines, row, in_strings) == scope.start
+               for row in scope if row not in in_strings and name in lines[row])
+
+
+# Python's nested ``def`` only: FUNCTION_HEADER's other languages' forms also match lines
+# that are none (``.*=>`` in a string), and a false one would hide a use from the rename.
+_NESTED_DEF = re.compile(r"\s*(?:async\s+)?def\s+\w+\s*\(")
+
+
+def shadowed_rows(lines: list[str], scope: range, header: int, name: str, edited: Container[int],
+                  in_strings: Container[int] = ()) -> set[int]:
+    """The rows of the functions nested in ``scope`` (the function whose header is row
+    ``header``) that bind ``name`` themselves, a parameter or a local of their own, and
+    hold none of the ``edited`` rows: there it is another variable, which a rename of the
+    scope's leaves alone (unless they declare it ``nonlocal`` or ``global``)."""
+    shadowed: set[int] = set()
+    row = scope.start
+    while row < scope.stop:
+        if row != header and row not in in_strings and _NESTED_DEF.match(lines[row]):
+            nested = range(row, min(scope.stop, block_after(lines, row, in_strings).stop))
+            if not any(r in edited for r in nested) and binds(lines, nested, name) \
+                    and not declares(lines, nested, name):
+                shadowed.update(nested)
+                row = nested.stop
+                continue
+        row += 1
+    return shadowed
 
 
 def _outer_rows(lines: list[str], row: int, in_strings: Container[int] = ()) -> Iterator[int]:
@@ -200,7 +259,7 @@ def enclosing_header(lines: list[str], row: int, in_strings: Container[int] = ()
         line = lines[above]
         if FUNCTION_HEADER.match(line):
             return above
-        if line.lstrip().startswith(")") and line.rstrip().endswith(":"):
+        if line.lstrip().startswith(")") and code_of(line).endswith(":"):
             # `) -> None:` closes a header split over lines: its first line is the header.
             opening = next((row for row in range(above - 1, max(-1, above - 40), -1)
                             if indent_of(lines[row]) == indent_of(line) and lines[row].strip()), None)

@@ -10,7 +10,15 @@ from model.code_text import indent_of, lsp_lines_with_ends
 __all__ = ["FUNCTION_HEADER", "indent_of", "split_arguments", "split_lines", "tokens_of"]
 
 _TOKEN = re.compile(r"[A-Za-z_]\w*|\d[\w.]*|\s+|.", re.DOTALL)
-FUNCTION_HEADER = re.compile(r"\s*(?:async\s+)?(?:def|function|fn|func)\b|.*\bfunction\s*\w*\s*\(|.*=>")
+# A function's header in the languages the kinds read. Strict enough that a Python line
+# using a variable named ``func``, ``fn`` or ``function`` (``func(event)``, ``fn = None``,
+# ``result = function(a)``) is not one: it was, and a rename there was carried nowhere.
+FUNCTION_HEADER = re.compile(
+    r"\s*(?:async\s+)?def\b"  # Python
+    r"|\s*(?:export\s+)?(?:default\s+)?(?:async\s+)?function\b\s*\*?\s*[A-Za-z_$][\w$]*\s*\("  # JavaScript
+    r"|\s*(?:pub(?:\([\w:]+\))?\s+)?(?:async\s+)?(?:fn|func)\s+[\w(]"  # Rust's, Go's (`func (r *T) Name(`)
+    r"|.*\bfunction\b\s*\*?\s*[\w$]*\s*\([^)]*\)\s*\{"  # JavaScript's function expression
+    r"|.*=>")  # an arrow function
 
 
 def split_lines(text: str) -> list[str]:
