@@ -217,7 +217,7 @@ def renamed_variable_scope(lines: list[str], change: Change) -> range | None:
     """The rows of the function whose variable the change renamed (its token changes are
     one name replaced by another, not after a dot, and a function around binds it); None
     otherwise. The same swap outside it is another variable's: replayed, the general kinds'
-    proposals there after such a rename were right 17 times in 146."""
+    proposals there after such a rename were right 2 times in 97 (sweeps, below, apart)."""
     rename = renamed_identifier(change.old_text, change.new_text)
     if rename is None or rename[2] or _is_a_sweep(*rename[:2]):
         return None
@@ -231,7 +231,7 @@ def _is_a_sweep(old_name: str, new_name: str) -> bool:
     or exception named anew (``TypeError`` → ``UsageError``)."""
     snake = re.sub(r"(?<=[a-z0-9])([A-Z])", r"_\1", old_name).lower()
     return new_name.startswith("_") or new_name == snake != old_name or old_name[:1].isupper() \
-        or {old_name, new_name} & {"self", "cls"} != set()
+        or not {old_name, new_name}.isdisjoint({"self", "cls"})
 
 
 def _goes_on_renaming(earlier: Sequence[Change], old_name: str, new_name: str, line_count: int) -> bool:

@@ -229,7 +229,7 @@ def shadowed_rows(lines: list[str], scope: range, header: int, name: str, edited
         if row != header and row not in in_strings and _NESTED_DEF.match(lines[row]):
             nested = range(row, min(scope.stop, block_after(lines, row, in_strings).stop))
             if not any(r in edited for r in nested) and binds(lines, nested, name) \
-                    and not declares(lines, nested, name):
+                    and not declares(lines, nested, name, in_strings):
                 shadowed.update(nested)
                 row = nested.stop
                 continue
