@@ -15,13 +15,13 @@ _BUILTIN_ALIASES = {"List": "list", "Dict": "dict", "Set": "set", "FrozenSet": "
                     "Type": "type"}
 # PEP 604: ``Optional[X]`` → ``X | None``, ``Union[A, B]`` → ``A | B``; usually in the same sweep.
 _UNIONS = ("Optional", "Union")
+_TYPING_USE = re.compile(r"(?<![\w.])(?:(?:typing|t)\.)?(List|Dict|Set|FrozenSet|Tuple|Type|Optional|Union)\[")
+_TYPING_IMPORT = re.compile(r"\s*from\s+typing\s+import\s+([^#]*)")
 
 
 def is_builtin_alias(old_name: str, new_name: str) -> bool:
     """``new_name`` is the builtin that replaces typing's alias ``old_name`` (``List`` → ``list``)."""
     return _BUILTIN_ALIASES.get(old_name) == new_name
-_TYPING_USE = re.compile(r"(?<![\w.])(?:(?:typing|t)\.)?(List|Dict|Set|FrozenSet|Tuple|Type|Optional|Union)\[")
-_TYPING_IMPORT = re.compile(r"\s*from\s+typing\s+import\s+([^#]*)")
 
 
 def _typing_imports(lines: Iterable[str]) -> set[str]:

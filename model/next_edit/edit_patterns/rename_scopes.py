@@ -194,11 +194,12 @@ def binding_function(lines: list[str], row: int, names: tuple[str, str], old_lin
     name renamed there is (bound in it under either name: a rename half done binds the new
     one; or by the changed ``old_lines`` themselves), header first; None for a global name.
     A nested function uses its closure's names, unless it declares them ``nonlocal``."""
+    bound_by_the_change = binds(old_lines, range(len(old_lines)), names[0])
     outer = enclosing_header(lines, row, in_strings)
     while outer is not None:
         scope = range(outer, block_after(lines, outer, in_strings).stop)
         if not any(declares(lines, scope, name, in_strings) for name in names) and (
-                any(binds(lines, scope, name) for name in names) or binds(old_lines, range(len(old_lines)), names[0])):
+                bound_by_the_change or any(binds(lines, scope, name) for name in names)):
             return scope
         outer = enclosing_header(lines, outer, in_strings)
     return None
