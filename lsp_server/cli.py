@@ -11,12 +11,29 @@ import logging
 import sys
 from pathlib import Path
 
-from lsp_server.bench.case_dialect import DIALECTS
-from lsp_server.options import ServerOptions
+from benchmarks.command import add_bench_parser
+from lsp_server.arguments import MAX_CANVAS, canvas_size, parse_location
 
 log = logging.getLogger("redraft")
 
 DEFAULT_WORK_DIR = Path.home() / ".cache" / "redraft"
+
+# Serving needs none of these: `pip install redraft` leaves them out, the `train` extra brings them.
+TRAINING_MODULES = frozenset({"torch", "matplotlib"})
+# The commands that train or rewrite weights, refused at once without the extra (the others
+# that reach for it, such as `calibrate`, are told so when they do).
+TRAINING_COMMANDS = frozenset({"train", "ablate", "distill", "average", "phrases"})
+
+
+def training_extra_message(command: str) -> str:
+    return (f"redraft {command}: needs the training extra (torch, matplotlib), which a serve-only install "
+            "leaves out: pip install 'redraft[train]' (from a checkout: pip install -e '.[train]')")
+
+
+def has_training_extra() -> bool:
+    import importlib.util
+
+    return importlib.util.find_spec("torch") is not None
 
 
 def configure_logging(verbose: int, log_file: Path | None) -> None:
@@ -24,34 +41,6 @@ def configure_logging(verbose: int, log_file: Path | None) -> None:
     handler: logging.Handler = logging.FileHandler(log_file) if log_file else logging.StreamHandler(sys.stderr)
     handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
     logging.basicConfig(level=level, handlers=[handler], force=True)
-
-
-def parse_location(spec: str) -> tuple[Path, int, int]:
-    """``PATH:LINE:COL`` with 1-based line and column."""
-    try:
-        path, line, col = spec.rsplit(":", 2)
-        return Path(path), int(line), int(col)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected PATH:LINE:COL (1-based), got {spec!r}") from None
-
-
-# The largest canvas the model was trained on (``TrainConfig.canvas_sizes``) and the server accepts.
-MAX_CANVAS = 64
-
-
-def canvas_size(text: str) -> int:
-    """A canvas holds at least a token and the end of the middle, and at most what the
-    model was trained on: a larger one decodes for seconds and writes nothing useful."""
-    try:
-        size = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number of canvas positions, got {text!r}") from None
-    if size < 2:
-        raise argparse.ArgumentTypeError(f"a canvas needs at least 2 positions (a token and the end), got {size}")
-    if size > MAX_CANVAS:
-        raise argparse.ArgumentTypeError(f"a canvas of at most {MAX_CANVAS} positions (the most the model was "
-                                         f"trained on), got {size}")
-    return size
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -183,96 +172,7 @@ def build_parser() -> argparse.ArgumentParser:
     ablate.add_argument("--arms", help="comma-separated arm names (default: all)")
     ablate.add_argument("--cases", type=int, default=300, help="held-out spans each arm decodes")
 
-    bench = commands.add_parser("bench", help="benchmarks that print a table")
-    suites = bench.add_subparsers(dest="suite", required=True)
-    fim = suites.add_parser("fim", help="HumanEval infilling through the real server")
-    fim_cases = fim.add_mutually_exclusive_group(required=True)
-    fim_cases.add_argument("--data", type=Path, help="a HumanEval-infilling .jsonl.gz")
-    fim_cases.add_argument("--dev", type=Path,
-                           help="held-out spans cut from a corpus .jsonl (as `redraft calibrate`; exact match only)")
-    fim.add_argument("--limit", type=int, help="first N cases only (--dev: default 400)")
-    fim.add_argument("--threshold", type=float, default=0.0, help="confidenceThreshold sent to the server")
-    fim.add_argument("--invoked", action="store_true",
-                     help="ask as a user who pressed the key (triggerKind Invoked; item 0 applied), not as you type")
-    fim.add_argument("--no-workspace", action="store_true",
-                     help="--dev: open each case alone, without its package's other files as the workspace")
-    fim.add_argument("--dialect", choices=DIALECTS, default="lf",
-                     help="rewrite each case with \\r\\n line breaks and/or tab indents (the same spans; "
-                          "a case cut inside an indent that becomes a tab is left out)")
-    fim.add_argument("--save", type=Path, metavar="FILE", help="also write every case's result to FILE (for --against)")
-    fim.add_argument("--against", type=Path, metavar="FILE",
-                     help="compare case by case with a run saved by --save on the same cases: the cases only one "
-                          "run got, and a sign test")
-    fuzz = suites.add_parser("fuzz", help="random editing sessions; crashes and document divergences")
-    fuzz.add_argument("--sessions", type=int, default=200)
-    fuzz.add_argument("--steps", type=int, default=25, help="actions per session")
-    fuzz.add_argument("--seed", type=int, default=0)
-    soak = suites.add_parser("soak", help="many requests with cancellations against real files")
-    soak.add_argument("files", type=Path, nargs="*", help="files to edit (default: stdlib modules)")
-    soak.add_argument("--requests", type=int, default=10_000)
-    latency = suites.add_parser("latency", help="simulated typing through the real server")
-    latency.add_argument("files", type=Path, nargs="*", help="files to type into (default: stdlib modules)")
-    latency.add_argument("--lines", type=int, default=4, help="lines typed per file")
-    latency.add_argument("--interval-ms", type=float, default=100.0, help="time between keystrokes")
-    latency.add_argument("--workspace", type=Path,
-                         help="a folder the server watches and indexes as its workspace (e.g. the files' own)")
-    latency.add_argument("--threshold", type=float, default=ServerOptions.confidence_threshold,
-                         help="confidenceThreshold sent to the server (default: the server's; 0 scores every "
-                              "candidate in full, the slowest setting)")
-    latency.add_argument("--runs", type=int, default=1,
-                         help="replay the typing this many times, each against a new server, and pool them "
-                              "(one run's p95 moves by several ms on a busy 2-core machine)")
-    latency.add_argument("--back-and-forth", action="store_true",
-                         help="type the lines in pairs, each in two halves, A B A B: the table adds the first "
-                              "keystrokes back at a place the server has left")
-    latency.add_argument("--rest-ms", type=float, default=0.0,
-                         help="before typing at a place, the cursor rests there this long, announced with "
-                              "redraft/cursor as the Neovim and VS Code clients do (default 0: not announced)")
-    latency.add_argument("--auto-close", action="store_true",
-                         help="close brackets as editors do: typing ( [ { also inserts its closer after the "
-                              "cursor, and typing the closer there moves over it")
-    latency.add_argument("--every-line", action="store_true",
-                         help="type lines of any length, comments too (default: code lines of 12 characters or "
-                              "more), so that the suggestions judged are those of all typing")
-    latency.add_argument("--at-end", action="store_true",
-                         help="type each line at the end of its file, the text after it gone: new code written "
-                              "top down, whose blocks have no body yet when their header is typed")
-    nextedit = suites.add_parser("nextedit", help="real hunks replayed through the real server")
-    nextedit.add_argument("--data", type=Path, required=True, help="jsonl of {path, old, new} file pairs")
-    nextedit.add_argument("--limit", type=int, help="first N file pairs only")
-    nextedit.add_argument("--cases-per-pair", type=int, default=2, help="hunks asked about per file pair")
-    nextedit.add_argument("--bottom-up", action="store_true",
-                          help="replay the hunks after the target, from the last one up (the next edit is above)")
-    nextedit.add_argument("--threshold", type=float, default=0.0,
-                          help="nextEditConfidenceThreshold sent to the server (0: see every proposal; "
-                               "0.5, the default the server serves, measures the served latency)")
-    nextedit.add_argument("--hunk-context", type=int, default=0, metavar="N",
-                          help="cut hunks as git diff -U<N> does (changes up to 2N lines apart are one "
-                               "hunk, with N unchanged lines around it); default 0: each run of changed "
-                               "lines is a hunk")
-    nextedit.add_argument("--together", action="store_true",
-                          help="send the applied hunks as the changes of one didChange, as a tool applying "
-                               "a whole diff may")
-    nextedit.add_argument("--typed", action="store_true",
-                          help="type the last applied hunk when it changes one line, a word or a character "
-                               "at a time, asking after each piece: the table adds the share of those "
-                               "requests that showed a proposal before the line was finished")
-    rename = suites.add_parser("rename", help="one use of a name renamed by hand, then the next edit asked for")
-    rename.add_argument("folder", type=Path, help="a folder of Python files (all of them, recursively)")
-    rename.add_argument("--limit", type=int, default=300, help="renames, drawn at random")
-    rename.add_argument("--threshold", type=float, default=0.5,
-                        help="nextEditConfidenceThreshold sent to the server (default: the served default)")
-    rename.add_argument("--at", choices=("first", "any"), default="first",
-                        help="the use renamed by hand: the first, or one drawn at random (uses above it too)")
-    rename.add_argument("--members", action="store_true",
-                        help="rename attributes a class sets (self.name = ...) and methods it defines, used "
-                             "through self., instead of functions' parameters and locals")
-    decode = suites.add_parser("decode", help="commit rules side by side on the same FIM cases (in-process)")
-    cases = decode.add_mutually_exclusive_group(required=True)
-    cases.add_argument("--data", type=Path, help="a HumanEval-infilling .jsonl.gz")
-    cases.add_argument("--dev", type=Path, help="held-out spans cut from a corpus .jsonl (as `redraft calibrate`)")
-    decode.add_argument("--limit", type=int, default=100, help="first N cases only")
-    decode.add_argument("--canvas", type=canvas_size, default=32, help=f"canvas tokens (2–{MAX_CANVAS})")
+    add_bench_parser(commands)
     return parser
 
 
@@ -293,6 +193,9 @@ def main(argv: list[str] | None = None) -> int:
 
             print(format_counts(read_counts(default_stats_path())))
             return 0
+        if args.command in TRAINING_COMMANDS and not has_training_extra():
+            print(training_extra_message(args.command), file=sys.stderr)
+            return 2
         from lsp_server import commands
 
         if args.command == "complete":
@@ -315,9 +218,18 @@ def main(argv: list[str] | None = None) -> int:
             return commands.phrases(args)
         if args.command == "train":
             return commands.train(args)
-        return commands.bench(args)
+        from benchmarks.command import bench
+
+        return bench(args)
     except KeyboardInterrupt:
         return 130
+    except ModuleNotFoundError as exc:
+        if (exc.name or "").split(".")[0] in TRAINING_MODULES:
+            print(training_extra_message(args.command), file=sys.stderr)
+            return 2
+        log.debug("failed", exc_info=True)
+        print(f"redraft: {exc}", file=sys.stderr)
+        return 1
     except Exception as exc:  # a clear message, not a traceback
         log.debug("failed", exc_info=True)
         print(f"redraft: {exc}", file=sys.stderr)

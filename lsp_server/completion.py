@@ -4,25 +4,16 @@ from __future__ import annotations
 
 import logging
 import time
-from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING
+from dataclasses import replace
 
 from lsp_server.document_dialect import Dialect
 from lsp_server.engine import Engine, FimQuery, JobStopped, ModelCandidate, ModelUnavailable, RelatedLines
 from lsp_server.options import ServerOptions
 from lsp_server.scheduling import RequestScheduler
+from lsp_server.suggestion_cache import Suggestion, SuggestionCache
 from model.fim.suffix_overlap import trim_suffix_overlap
 
-if TYPE_CHECKING:
-    from lsp_server.suggestion_cache import SuggestionCache
-
 log = logging.getLogger(__name__)
-
-
-@dataclass(frozen=True)
-class Suggestion:
-    text: str
-    confidence: float
 
 
 def build_query(
@@ -108,8 +99,8 @@ class CompletionService:
         """The user's cursor came to rest at ``offset`` (``redraft/cursor``): answer an
         Automatic request there at once, ahead of the typing. A request for the document
         stops it, but once its first pass has run the place's context is encoded, so the
-        first keystroke there reuses it instead of encoding ~290 rows (38.6 ms in-process,
-        session 56); and an Automatic request there before any typing is answered from the
+        first keystroke there reuses it instead of encoding ~290 rows (38.6 ms in-process);
+        and an Automatic request there before any typing is answered from the
         cache. Nothing is done for a place whose answer is cached already (typing on), nor
         while a request for the document is being answered, which a model call for the
         cursor would stop (typing moves the cursor too)."""

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from watchdog.events import (
     DirCreatedEvent,
@@ -23,20 +23,23 @@ from watchdog.events import (
     FileSystemEventHandler,
 )
 
-if TYPE_CHECKING:
-    from .file_watcher import WorkspaceWatcher
-
 _INTERESTING = frozenset({"created", "modified", "deleted", "moved", "closed"})
 # Only these reach inotify's mask. Without a filter it also reports every open and
 # read-only close, so our own scan of a big workspace overflowed its queue, and watchdog's
 # recovery (walking the whole tree, opening directories) overflowed it again: one core
-# busy for as long as the server ran (a 50,000-file tree, session 10).
+# busy for as long as the server ran (measured on a 50,000-file tree).
 WATCHED_EVENTS = (FileCreatedEvent, FileModifiedEvent, FileDeletedEvent, FileMovedEvent, FileClosedEvent,
                    DirCreatedEvent, DirDeletedEvent, DirMovedEvent)
 
 
+class PathListener(Protocol):
+    """Whoever hears of the paths that changed (the workspace watcher)."""
+
+    def note_path(self, path: Path, is_dir: bool, created: bool) -> None: ...
+
+
 class DiskEventHandler(FileSystemEventHandler):
-    def __init__(self, watcher: WorkspaceWatcher) -> None:
+    def __init__(self, watcher: PathListener) -> None:
         self._watcher = watcher
 
     def on_any_event(self, event: FileSystemEvent) -> None:

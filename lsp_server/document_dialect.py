@@ -3,7 +3,7 @@
 The model was trained on files decoded with universal newlines and indented with spaces
 (the corpus's code is almost all PEP 8): it reads and writes ``\\n`` and four-space
 indents. Given ``\\r\\n`` or tab indentation in its context it wrote other code, at other
-indentations (session 65: `    else:` for `        sys.exit(1)` in a ``\\r\\n`` file, a
+indentations (e.g. `    else:` for `        sys.exit(1)` in a ``\\r\\n`` file, a
 32-space line in a tab-indented one). So a request's text is put in the model's dialect
 (``to_model``), and the answers are written back in the document's (``to_document``):
 the cursor's line break, and tabs for its indentation when the lines around the cursor

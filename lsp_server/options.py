@@ -40,7 +40,7 @@ class ServerOptions:
     """Denoising commits every token at least this probable in one step (0.05..1)."""
     max_steps: int = 1
     """Cap on denoising steps per suggestion when the user asks for one (Invoked) (1..64).
-    One, as for as-you-type requests, since session 39: every FIM calibrator is fitted on the
+    One, as for as-you-type requests: every FIM calibrator is fitted on the
     one-pass decode, and 32 passes commit later tokens knowing the earlier ones, so their
     answers look surer than they are. Asked as Invoked at 0.3 on 1,000 fresh spans, 32
     passes showed 324 answers and 179 right, one pass 270 and 180 (Automatic's very answers)."""
@@ -50,11 +50,11 @@ class ServerOptions:
     confidence threshold decides whether it shows. The FIM calibration is fitted on this
     decode at its default (``AS_YOU_TYPE_MAX_STEPS``). As you type, the canvas's own text is
     seldom what is shown: where it wins, it was right less often than alone, and it needs a
-    confidence of its own of 0.52 to show at the default threshold (session 38); its first
-    pass encodes the typed tail and starts the next-token head's line. 1 since session 34
-    (4 until session 30, then 2): a second pass cost ~2.4 ms of the typing bench's p50 (mean of
-    runs 18.5 → 16.1 ms) for one right answer in 1,000 fresh spans at 0.3, one in 2,000 dev spans, and
-    three of 1,033 HumanEval lines at threshold 0 (README)."""
+    confidence of its own of 0.52 to show at the default threshold; its first pass encodes
+    the typed tail and starts the next-token head's line. One pass, because a second cost
+    ~2.4 ms of the typing bench's p50 (mean of runs 18.5 → 16.1 ms) for one right answer in
+    1,000 fresh spans at 0.3, one in 2,000 dev spans, and three of 1,033 HumanEval lines at
+    threshold 0."""
     request_timeout_ms: int = 2000
     """Model work for a request is abandoned after this long (50..30000)."""
     debug_requests: bool = False

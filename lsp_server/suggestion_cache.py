@@ -11,14 +11,20 @@ from __future__ import annotations
 from collections import OrderedDict
 from dataclasses import dataclass
 
-from lsp_server.completion import Suggestion
-
 # How much text around the cursor identifies a request (the model sees less than this).
 KEY_PREFIX_CHARS = 3_000
 KEY_SUFFIX_CHARS = 1_500
 # Documents whose shown suggestion is kept for type-through, the most recently shown: a
 # client that never closes its documents must not grow this by ~4.5 KB for each.
 SHOWN_DOCUMENTS = 32
+
+
+@dataclass(frozen=True)
+class Suggestion:
+    """One ghost text the server may show, and the calibrated confidence it was shown at."""
+
+    text: str
+    confidence: float
 
 
 @dataclass(frozen=True)

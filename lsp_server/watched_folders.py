@@ -30,10 +30,10 @@ from lsp_server.workspace_lines import WorkspaceLines
 log = logging.getLogger(__name__)
 
 # Each project's watcher holds up to SERVER_MAX_BYTES of snapshots and, for its Python
-# files, an index: together ~3 times their size (session 60: Django's 9.7 MB of files,
+# files, an index: together ~3 times their size (measured: Django's 9.7 MB of files,
 # ~30 MB kept). Older projects together may keep PROJECTS_MAX_BYTES, checked at
 # each opening: with the newest, at most 30 MB of snapshots, where two projects of
-# SERVER_MAX_BYTES each could hold 40 before.
+# SERVER_MAX_BYTES each would hold 40.
 MAX_PROJECTS = 8
 PROJECTS_MAX_BYTES = SERVER_MAX_BYTES // 2
 

@@ -4,7 +4,7 @@ import sys
 
 import pytest
 
-from lsp_server.bench.lsp_client import LspClient, LspError
+from benchmarks.lsp_client import LspClient, LspError
 
 SERVER = [sys.executable, "-m", "lsp_server", "serve"]
 pytestmark = pytest.mark.asyncio

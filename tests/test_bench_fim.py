@@ -9,7 +9,7 @@ import subprocess
 import time
 from pathlib import Path
 
-from lsp_server.bench.fim import (
+from benchmarks.fim import (
     CaseResult,
     FimCase,
     FimReport,
@@ -18,8 +18,8 @@ from lsp_server.bench.fim import (
     load_cases,
     program_with_tests,
 )
-from lsp_server.bench.lsp_text import apply_item, first_item, offset_to_position, position_to_offset
-from lsp_server.bench.scoring import is_exact, percentile, program_command, run_program
+from benchmarks.lsp_text import apply_item, first_item, offset_to_position, position_to_offset
+from benchmarks.scoring import is_exact, percentile, program_command, run_program
 
 CASE = FimCase(
     task_id="tiny/0",

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from lsp_server.bench.fim import CaseResult, FimReport
-from lsp_server.bench.paired import compare, format_comparison, load_results, save_results, sign_test
+from benchmarks.fim import CaseResult, FimReport
+from benchmarks.paired import compare, format_comparison, load_results, save_results, sign_test
 from lsp_server.cli import main
 
 

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from lsp_server.bench.case_dialect import rewritten, rewritten_text
-from lsp_server.bench.fim import held_out_cases, run_fim_bench
+from benchmarks.case_dialect import rewritten, rewritten_text
+from benchmarks.fim import held_out_cases, run_fim_bench
 from lsp_server.document_dialect import Dialect
 
 TEXT = "def f(x):\n    if x:\n        return 1\n    return 0\n"

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from lsp_server.bench.lsp_client import LspClient, LspError
+from benchmarks.lsp_client import LspClient, LspError
 from lsp_server.faults import FaultPlan, InjectedFault
 
 SERVER = [sys.executable, "-m", "lsp_server", "serve"]

@@ -13,8 +13,8 @@ from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
 
-from lsp_server.bench.fuzz import apply_reference, char_boundary_positions, format_fuzz, run_fuzz_bench
-from lsp_server.bench.lsp_client import LspClient, LspError
+from benchmarks.fuzz import apply_reference, char_boundary_positions, format_fuzz, run_fuzz_bench
+from benchmarks.lsp_client import LspClient, LspError
 
 T = TypeVar("T")
 SERVER = [sys.executable, "-m", "lsp_server", "serve"]

@@ -5,7 +5,7 @@ import sys
 
 import pytest
 
-from lsp_server.bench.lsp_client import LspClient
+from benchmarks.lsp_client import LspClient
 
 SERVER = [sys.executable, "-m", "lsp_server", "serve"]
 pytestmark = pytest.mark.asyncio

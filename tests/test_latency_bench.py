@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from lsp_server.bench.latency import LatencyReport, Typing, format_latency, pooled, run_latency_bench, typing_spots
+from benchmarks.latency import LatencyReport, Typing, format_latency, pooled, run_latency_bench, typing_spots
 from lsp_server.cli import main
 from lsp_server.options import ServerOptions
 
@@ -78,7 +78,7 @@ def test_back_and_forth_types_two_files_lines_in_halves_and_times_the_first_keys
 
 
 def test_back_and_forth_pairs_lines_of_two_files_and_types_an_odd_file_s_alone() -> None:
-    from lsp_server.bench.latency import _Line, _pairs
+    from benchmarks.latency import _Line, _pairs
 
     paths = [Path("a.py"), Path("a.py"), Path("b.py"), Path("c.py"), Path("c.py")]
     lines = [_Line.of(f"file:///{n}", "x = 1\n", 0, 5) for n in range(5)]
@@ -104,7 +104,7 @@ def test_a_cursor_resting_first_is_announced_and_each_place_s_first_keystroke_is
 def test_auto_closed_brackets_bring_their_closer_which_is_typed_over_and_every_keystroke_asks() -> None:
     import asyncio
 
-    from lsp_server.bench.latency import _Line, _type
+    from benchmarks.latency import _Line, _type
 
     class Client:
         def __init__(self) -> None:
@@ -134,7 +134,7 @@ def test_auto_closed_brackets_bring_their_closer_which_is_typed_over_and_every_k
 
 
 def test_a_shown_suggestion_is_right_as_far_as_it_goes_and_whole_when_it_ends_the_line_as_the_file_does() -> None:
-    from lsp_server.bench.latency import judged
+    from benchmarks.latency import judged
 
     final = "x = 1\n    total = compute(a, b)\ny = 2\n"
     document = "x = 1\n    total = comp\ny = 2\n"
@@ -161,7 +161,7 @@ def test_a_shown_suggestion_is_right_as_far_as_it_goes_and_whole_when_it_ends_th
 def test_each_distinct_suggestion_counts_once_however_long_it_stays_shown() -> None:
     import asyncio
 
-    from lsp_server.bench.latency import _Line, _type
+    from benchmarks.latency import _Line, _type
 
     class Client:
         """Suggests the line as the file has it for the first 11 keystrokes, then
@@ -210,7 +210,7 @@ def test_every_line_types_short_lines_and_comments_too(tmp_path: Path) -> None:
 
 
 def test_at_the_end_each_line_is_typed_with_nothing_after_it_as_new_code_is_written() -> None:
-    from lsp_server.bench.latency import _Line
+    from benchmarks.latency import _Line
 
     text = "def f(xs):\n    for x in xs:\n        print(x)\n    return 0\n"
     start = text.index("    for")

@@ -4,7 +4,7 @@ import json
 import sys
 from pathlib import Path
 
-from lsp_server.bench.nextedit import format_nextedit, run_nextedit_bench, typed_pieces
+from benchmarks.nextedit import format_nextedit, run_nextedit_bench, typed_pieces
 from model.training.next_edit_examples import line_hunks
 
 SERVER = [sys.executable, "-m", "lsp_server", "serve"]

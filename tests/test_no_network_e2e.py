@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from lsp_server.bench.lsp_client import LspClient
+from benchmarks.lsp_client import LspClient
 
 WATCHED_EVENTS = ("socket.connect", "socket.bind", "socket.getaddrinfo", "socket.gethostbyname",
                   "socket.gethostbyaddr", "socket.sendto", "urllib.Request", "http.client.connect",

@@ -5,9 +5,9 @@ from pathlib import Path
 
 import pytest
 
+from benchmarks.fim import workspace_indexed
+from benchmarks.lsp_client import LspClient
 from lsp_server import watched_folders
-from lsp_server.bench.fim import workspace_indexed
-from lsp_server.bench.lsp_client import LspClient
 from lsp_server.edit_log import EditLog
 from lsp_server.project_root import project_root
 from lsp_server.watched_folders import WatchedFolders

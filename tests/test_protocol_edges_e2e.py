@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from lsp_server.bench.fuzz import apply_reference
-from lsp_server.bench.lsp_client import LspClient, LspError
+from benchmarks.fuzz import apply_reference
+from benchmarks.lsp_client import LspClient, LspError
 
 SERVER = [sys.executable, "-m", "lsp_server", "serve"]
 pytestmark = pytest.mark.asyncio

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from lsp_server.bench.lsp_client import LspClient
+from benchmarks.lsp_client import LspClient
 
 SERVER = [sys.executable, "-m", "lsp_server", "serve"]
 pytestmark = pytest.mark.asyncio

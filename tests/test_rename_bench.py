@@ -3,7 +3,7 @@
 import sys
 from pathlib import Path
 
-from lsp_server.bench.rename import (
+from benchmarks.rename import (
     CHAIN_DONE,
     RenameCase,
     format_rename,

@@ -9,7 +9,7 @@ from lsprotocol import types
 from pygls.exceptions import JsonRpcRequestCancelled
 from pytest_lsp import ClientServerConfig, LanguageClient
 
-from lsp_server.bench.case_dialect import rewritten_text
+from benchmarks.case_dialect import rewritten_text
 
 SERVER = [sys.executable, "-m", "lsp_server", "serve"]
 pytestmark = pytest.mark.asyncio(loop_scope="module")

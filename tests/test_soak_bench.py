@@ -3,7 +3,7 @@
 import sys
 from pathlib import Path
 
-from lsp_server.bench.soak import default_files, format_soak, run_soak_bench
+from benchmarks.soak import default_files, format_soak, run_soak_bench
 
 SERVER = [sys.executable, "-m", "lsp_server", "serve"]
 

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from lsp_server.bench.lsp_client import LspClient
+from benchmarks.lsp_client import LspClient
 from lsp_server.stats import UsageStats, format_counts, read_counts
 
 

@@ -1,5 +1,4 @@
-from lsp_server.completion import Suggestion
-from lsp_server.suggestion_cache import SHOWN_DOCUMENTS, SuggestionCache
+from lsp_server.suggestion_cache import SHOWN_DOCUMENTS, Suggestion, SuggestionCache
 
 
 def test_typing_the_start_of_the_suggestion_serves_the_rest_without_the_model() -> None:

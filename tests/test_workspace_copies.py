@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from lsp_server.bench.fim import held_out_cases, workspace_indexed
-from lsp_server.bench.lsp_client import LspClient
+from benchmarks.fim import held_out_cases, workspace_indexed
+from benchmarks.lsp_client import LspClient
 from lsp_server.edit_log import EditLog
 from lsp_server.file_watcher import WorkspaceWatcher
 from lsp_server.workspace_lines import MAX_CHANGED_FILES, WorkspaceLines, file_key

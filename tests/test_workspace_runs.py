@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 
 import model.fim.run_index
-from lsp_server.bench.fim import workspace_indexed
-from lsp_server.bench.lsp_client import LspClient
+from benchmarks.fim import workspace_indexed
+from benchmarks.lsp_client import LspClient
 from lsp_server.workspace_lines import WorkspaceLines, file_key
 from model.fim.fim_patterns import LineIndex, RelatedLines
 from model.fim.line_continuation import LineContinuer

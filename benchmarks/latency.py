@@ -32,9 +32,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from lsp_server.bench.lsp_client import LspClient, LspError
-from lsp_server.bench.lsp_text import apply_item, first_item, item_text, offset_to_position, position_to_offset
-from lsp_server.bench.scoring import percentile
+from benchmarks.lsp_client import LspClient, LspError
+from benchmarks.lsp_text import apply_item, first_item, item_text, offset_to_position, position_to_offset
+from benchmarks.scoring import percentile
 from lsp_server.options import ServerOptions
 from lsp_server.protocol import CURSOR
 
@@ -347,7 +347,7 @@ def run_latency_bench(files: Sequence[Path], lines_per_file: int, interval_ms: f
     while the first answer is awaited, as in an editor); ``threshold``: the
     confidenceThreshold the server is started with; ``runs``: how many times the same
     typing is replayed, each against a server of its own, pooled (``pooled``): one run's
-    p95 moved by ±6 ms from run to run on a 2-core machine (session 47); ``typing``: how
+    p95 moves by ±6 ms from run to run on a 2-core machine; ``typing``: how
     the lines are typed (``Typing``)."""
     if runs < 1:
         raise ValueError(f"runs must be at least 1, not {runs}")

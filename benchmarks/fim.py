@@ -29,10 +29,10 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from lsp_server.bench.case_dialect import rewritten, rewritten_text
-from lsp_server.bench.lsp_client import LspClient, LspError, LspTimeout
-from lsp_server.bench.lsp_text import apply_item, first_item, item_text, offset_to_position
-from lsp_server.bench.scoring import is_exact, percentile, run_program
+from benchmarks.case_dialect import rewritten, rewritten_text
+from benchmarks.lsp_client import LspClient, LspError, LspTimeout
+from benchmarks.lsp_text import apply_item, first_item, item_text, offset_to_position
+from benchmarks.scoring import is_exact, percentile, run_program
 
 log = logging.getLogger("redraft.bench.fim")
 

@@ -64,11 +64,14 @@ class LspClient:
         timeout: float = 60.0,
         stderr_log: Path | None = None,
         cwd: Path | None = None,
+        env: Mapping[str, str] | None = None,
     ) -> None:
+        """``env``: the server's whole environment (default: this process's)."""
         self.command = list(command)
         self.timeout = timeout
         self._stderr_log = stderr_log
         self._cwd = cwd
+        self._env = dict(env) if env is not None else None
         self._process: asyncio.subprocess.Process | None = None
         self._ids = itertools.count(1)
         self._pending: dict[int, tuple[str, asyncio.Future[Any]]] = {}
@@ -89,6 +92,7 @@ class LspClient:
             stdout=asyncio.subprocess.PIPE,
             stderr=self._stderr_file or asyncio.subprocess.PIPE,
             cwd=self._cwd,
+            env=self._env,
         )
         self._tasks.append(asyncio.create_task(self._read_messages()))
         if self._stderr_file is None:

@@ -16,7 +16,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from lsp_server.bench.fim import CaseResult, FimReport
+from benchmarks.fim import CaseResult, FimReport
 
 FORMAT = "redraft-fim-cases/1"  # the saved file's first line, so a foreign file is refused clearly
 

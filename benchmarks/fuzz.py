@@ -21,8 +21,8 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from lsp_server.bench.latency import rss_mb
-from lsp_server.bench.lsp_client import LspClient, LspError
+from benchmarks.latency import rss_mb
+from benchmarks.lsp_client import LspClient, LspError
 
 PIECES = [*list("ab_ ():=\n\r\t"), "é", "ß", "中", "😀", "\x0c", "\u2028", "\r\n", "\x00", "def f(x):\n    "]
 REQUEST_CANCELLED = -32800
@@ -195,7 +195,7 @@ def format_fuzz(report: FuzzReport) -> str:
         ("crashes", str(report.crashes)),
         ("document divergences", str(report.divergences)),
         ("errors", str(report.errors)),
-        ("server RSS after session 1 → end", f"{report.rss_start_mb:.0f} → {report.rss_end_mb:.0f} MB"),
+        ("server RSS after the first session → end", f"{report.rss_start_mb:.0f} → {report.rss_end_mb:.0f} MB"),
         ("wall time", f"{report.seconds:.0f} s"),
     ]
     width = max(len(name) for name, _ in rows)

@@ -46,9 +46,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from lsp_server.bench.lsp_client import LspClient
-from lsp_server.bench.lsp_text import code_units, position_to_offset
-from lsp_server.bench.scoring import is_exact, percentile
+from benchmarks.lsp_client import LspClient
+from benchmarks.lsp_text import code_units, position_to_offset
+from benchmarks.scoring import is_exact, percentile
 from lsp_server.next_edit import trimmed_edit
 from model.training.next_edit_examples import EditPair, Hunk, line_hunks, replay, replay_targets
 

@@ -31,9 +31,9 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from lsp_server.bench.lsp_client import ContentChange, LspClient, LspPosition, LspRange
-from lsp_server.bench.lsp_text import position_to_offset
-from lsp_server.bench.scoring import percentile
+from benchmarks.lsp_client import ContentChange, LspClient, LspPosition, LspRange
+from benchmarks.lsp_text import position_to_offset
+from benchmarks.scoring import percentile
 
 _NOT_RENAMED = frozenset(dir(builtins)) | {"self", "cls"}
 

@@ -18,10 +18,10 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from lsp_server.bench.fuzz import REQUEST_CANCELLED
-from lsp_server.bench.latency import rss_mb
-from lsp_server.bench.lsp_client import LspClient, LspError, LspPosition
-from lsp_server.bench.scoring import percentile
+from benchmarks.fuzz import REQUEST_CANCELLED
+from benchmarks.latency import rss_mb
+from benchmarks.lsp_client import LspClient, LspError, LspPosition
+from benchmarks.scoring import percentile
 
 MAX_FILE_CHARS = 200_000
 
