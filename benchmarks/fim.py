@@ -131,7 +131,7 @@ def held_out_cases(corpus: Path, limit: int, workspace: Path | None = None, dial
     the document at its file's path: the server sees the rest of the package as an editor
     would, and the file's saved copy (which holds the answer) must not be used."""
     from model.data.corpus import read_corpus
-    from model.fim.calibrate import cut_from_files
+    from model.fim.held_out_cases import cut_from_files
 
     files = read_corpus(corpus)
     if workspace is not None:

@@ -37,7 +37,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from model.runtime.serving import Cache, Room, ServingNetwork
+from model.runtime.canvas_room import Cache, Room
+from model.runtime.served_model import ServingNetwork
 
 
 class CommitRule(enum.Enum):

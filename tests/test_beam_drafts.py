@@ -5,7 +5,7 @@ and their log-probabilities, are those written without drafts."""
 import pytest
 
 from model.fim.left_to_right import DRAFTED, Written, write_lines
-from model.runtime.serving import ServingNetwork
+from model.runtime.served_model import ServingNetwork
 from tests.test_beam_search_room import _room_after_its_first_pass
 from tests.test_left_to_right import TOKENIZER
 

@@ -12,7 +12,9 @@ from model.fim.inference import FimCompleter
 from model.fim.left_to_right import write_lines
 from model.fim.token_healing import first_position
 from model.model_folder import SHIPPED_DIR
-from model.runtime.serving import ROOM_SLOTS_STEP, Room, RoomMemory, ServingNetwork, load_served_model, new_room
+from model.runtime.canvas_room import ROOM_SLOTS_STEP, Room, RoomMemory, new_room
+from model.runtime.served_model import ServingNetwork
+from model.runtime.serving import load_served_model
 from tests.test_left_to_right import PREFIX, SUFFIX, TOKENIZER, _ids
 
 

@@ -24,7 +24,8 @@ from model.fim.fim_patterns import (
 )
 from model.fim.inference import FimCompleter
 from model.model_folder import SHIPPED_DIR
-from model.runtime.serving import ServedModel, load_served_model
+from model.runtime.served_model import ServedModel
+from model.runtime.serving import load_served_model
 from model.tokenizer import CodeTokenizer
 
 

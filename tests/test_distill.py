@@ -16,7 +16,8 @@ from model.data.corpus import SourceFile
 from model.formats import ContextBudget
 from model.model_folder import SHIPPED_DIR
 from model.network import DiffusionEditor
-from model.runtime.serving import ServedModel, load_served_model
+from model.runtime.served_model import ServedModel
+from model.runtime.serving import load_served_model
 from model.training.batches import TrainingSources, batch_stream
 from model.training.distill import (
     TeacherFileError,

@@ -11,7 +11,7 @@ import pytest
 
 import model.runtime.serving
 from lsp_server.engine import Engine, FimQuery, _Models
-from model.runtime.serving import ServedModel
+from model.runtime.served_model import ServedModel
 
 
 async def test_a_request_waiting_for_the_first_load_keeps_its_whole_deadline(monkeypatch: pytest.MonkeyPatch) -> None:

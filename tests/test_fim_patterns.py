@@ -12,7 +12,7 @@ from model.fim.completion_request import CompletionRequest
 from model.fim.fim_patterns import AGREE_1, AGREE_2, AGREE_3, COPY_KINDS, MAJORITY, copy_candidate
 from model.fim.inference import FimCompleter
 from model.model_folder import SHIPPED_DIR
-from model.runtime.serving import ServedModel
+from model.runtime.served_model import ServedModel
 from model.tokenizer import CodeTokenizer
 
 TESTS = """class TestShapes(unittest.TestCase):

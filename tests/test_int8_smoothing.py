@@ -19,7 +19,8 @@ from model.model_folder import SCALES_FILE, SHIPPED_DIR, read_folder
 from model.network import DiffusionEditor
 from model.runtime.int8_smoothing import fold, measure_scales, read_scales, save_scales, scale_name, smoothing_scales
 from model.runtime.onnx_network import OrtNetwork
-from model.runtime.serving import ServingNetwork, load_served_model, read_weights
+from model.runtime.served_model import ServingNetwork
+from model.runtime.serving import load_served_model, read_weights
 
 CONFIG = NetworkConfig(vocab_size=256, n_layer=2, n_head=2, d_model=64, mlp_hidden=96)
 

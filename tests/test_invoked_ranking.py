@@ -13,7 +13,8 @@ from lsp_server.options import ServerOptions
 from model.fim.completion_request import CompletionRequest
 from model.fim.inference import FimCompleter
 from model.model_folder import SHIPPED_DIR
-from model.runtime.serving import ServedModel, load_served_model
+from model.runtime.served_model import ServedModel
+from model.runtime.serving import load_served_model
 
 
 def _as_the_engine_asks(query: FimQuery) -> CompletionRequest:

@@ -15,7 +15,7 @@ from model.fim.left_to_right import (
 )
 from model.fim.token_healing import consistent_with
 from model.model_folder import SHIPPED_DIR
-from model.runtime.serving import Room
+from model.runtime.canvas_room import Room
 from model.runtime.torch_serving import TorchServing
 from model.tokenizer import CodeTokenizer
 

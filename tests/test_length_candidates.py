@@ -14,7 +14,8 @@ from model.fim.length_candidates import (
     rows_for,
 )
 from model.model_folder import SHIPPED_DIR
-from model.runtime.serving import ServedModel, load_served_model
+from model.runtime.served_model import ServedModel
+from model.runtime.serving import load_served_model
 
 PREFIX = "def area(width, height):\n    return width * height\n\n\ndef volume(width, height, depth):\n    return are"
 SUFFIX = "\n\n\ndef perimeter(width, height):\n    return 2 * (width + height)\n"

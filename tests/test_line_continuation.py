@@ -17,7 +17,8 @@ from model.fim.fim_patterns import AGREE_3
 from model.fim.inference import FimCompleter
 from model.fim.line_continuation import CONFIG_KEY, CONTINUATION_FEATURES, KIND, MAX_TOKENS, LineContinuer
 from model.model_folder import SHIPPED_DIR
-from model.runtime.serving import ServedModel, load_served_model
+from model.runtime.served_model import ServedModel
+from model.runtime.serving import load_served_model
 from model.sampler import denoise
 from model.tokenizer import CodeTokenizer
 

@@ -8,8 +8,10 @@ from model.architecture import NetworkConfig, weight_shapes
 from model.model_folder import SHIPPED_DIR
 from model.network import DiffusionEditor
 from model.runtime import onnx_network
+from model.runtime.canvas_room import new_room
 from model.runtime.onnx_network import OrtNetwork
-from model.runtime.serving import ServingNetwork, load_served_model, new_room
+from model.runtime.served_model import ServingNetwork
+from model.runtime.serving import load_served_model
 from model.runtime.torch_serving import TorchServing
 
 

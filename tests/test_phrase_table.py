@@ -25,7 +25,8 @@ from model.fim.phrase_table import (
     run_hashes,
 )
 from model.model_folder import SHIPPED_DIR, ModelLoadError
-from model.runtime.serving import ServedModel, load_served_model
+from model.runtime.served_model import ServedModel
+from model.runtime.serving import load_served_model
 from model.tokenizer import CodeTokenizer
 
 GUARDED_IMPORT = "try:\n    import yaml\nexcept ImportError:\n    yaml = None\n"

@@ -12,7 +12,8 @@ from model.fim.inference import FimCompleter
 from model.fim.recent_contexts import RecentContexts
 from model.formats import ContextBudget, context_cut
 from model.model_folder import SHIPPED_DIR
-from model.runtime.serving import Cache, load_served_model
+from model.runtime.canvas_room import Cache
+from model.runtime.serving import load_served_model
 from model.tokenizer import CodeTokenizer
 
 TOKENIZER = CodeTokenizer.load(SHIPPED_DIR / "tokenizer.json")

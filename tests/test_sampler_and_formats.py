@@ -268,7 +268,7 @@ def test_a_room_with_pending_context_denoises_like_the_encoded_context(runtime: 
     from model.architecture import NetworkConfig
     from model.network import DiffusionEditor
     from model.runtime.onnx_network import OrtNetwork
-    from model.runtime.serving import ServingNetwork
+    from model.runtime.served_model import ServingNetwork
     from model.runtime.torch_serving import TorchServing
 
     torch.manual_seed(0)

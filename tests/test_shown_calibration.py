@@ -25,7 +25,7 @@ from model.fim.shown_calibration import (
     source_of,
 )
 from model.model_folder import SHIPPED_DIR
-from model.runtime.serving import ServedModel
+from model.runtime.served_model import ServedModel
 from model.tokenizer import CodeTokenizer
 
 

@@ -19,7 +19,7 @@ from model.fim.left_to_right import (
     write_lines,
 )
 from model.fim.written_ranking import most_confident
-from model.runtime.serving import ServedModel
+from model.runtime.served_model import ServedModel
 from model.runtime.torch_serving import TorchServing
 from tests.test_left_to_right import PREFIX, SUFFIX, TOKENIZER, Forking, Scripted, _ids
 

@@ -33,10 +33,11 @@ from pathlib import Path
 from typing import NamedTuple
 
 from model.fim.completion_request import AS_YOU_TYPE_MAX_STEPS, CompletionRequest
+from model.fim.held_out_cases import same_code
 from model.fim.inference import FimCompleter
 from model.fim.left_to_right import BEAMS
 from model.fim.length_candidates import candidate_lengths
-from model.runtime.serving import ServedModel
+from model.runtime.served_model import ServedModel
 from model.sampler import CommitRule
 
 
@@ -74,14 +75,9 @@ def read_cases(path: Path, limit: int | None) -> list[FimCase]:
 def dev_cases(corpus: Path, limit: int, seed: int = 7) -> list[FimCase]:
     """Held-out spans cut from a corpus .jsonl with the training span mix, as calibration cuts them."""
     from model.data.corpus import read_corpus
-    from model.fim.calibrate import dev_cases as cut_cases  # it imports same_code from here
+    from model.fim.held_out_cases import dev_cases as cut_cases
 
     return [FimCase(prefix, suffix, middle) for prefix, middle, suffix in cut_cases(read_corpus(corpus), limit, seed)]
-
-
-def same_code(a: str, b: str) -> bool:
-    """Equal up to trailing whitespace on each line and at the end."""
-    return [line.rstrip() for line in a.rstrip().split("\n")] == [line.rstrip() for line in b.rstrip().split("\n")]
 
 
 class Decoder(NamedTuple):

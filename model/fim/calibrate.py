@@ -10,25 +10,24 @@ sources' calibrators are in ``calibrate_sources.py``.
 
 from __future__ import annotations
 
-import random
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
-from model.bench.decode import same_code
 from model.data.corpus import SourceFile
 from model.fim.calibration import fit
 from model.fim.completion_request import AS_YOU_TYPE_MAX_STEPS, CompletionRequest
 from model.fim.fim_patterns import LineIndex, RelatedLines
+from model.fim.held_out_cases import cut_from_files, dev_cases, same_code
 from model.fim.inference import FimCompleter
 from model.fim.run_index import RunIndex, RunIndexBuilder
 from model.formats import ContextBudget, context_ids
 from model.model_folder import SCALES_FILE, read_folder, store_calibration
 from model.runtime.int8_smoothing import CANVAS_SIZE, SCALE_CONTEXTS, fold, measure_scales, save_scales
 from model.runtime.onnx_network import OrtNetwork
-from model.runtime.serving import ServingNetwork, load_served_model, read_weights
-from model.training.fim_examples import SPAN_MIX, SpanKind, choose_span
+from model.runtime.served_model import ServingNetwork
+from model.runtime.serving import load_served_model, read_weights
 from model.training.plots import plot_precision_curve
 
 THRESHOLDS = (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9)
@@ -38,34 +37,6 @@ THRESHOLDS = (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9)
 class Scored:
     features: list[float]
     exact: bool
-
-
-def dev_cases(
-    files: list[SourceFile], count: int, seed: int, max_middle_chars: int = 80,
-    span_mix: dict[SpanKind, float] | None = None,
-) -> list[tuple[str, str, str]]:
-    """(prefix, middle, suffix) cut from ``files`` with ``span_mix`` (default: training's)."""
-    return [(prefix, middle, suffix)
-            for _, prefix, middle, suffix in cut_from_files(files, count, seed, max_middle_chars, span_mix)]
-
-
-def cut_from_files(
-    files: list[SourceFile], count: int, seed: int, max_middle_chars: int = 80,
-    span_mix: dict[SpanKind, float] | None = None,
-) -> list[tuple[SourceFile, str, str, str]]:
-    """``dev_cases`` with the file each case was cut from."""
-    rng = random.Random(seed)
-    mix = span_mix or SPAN_MIX
-    files = [source for source in files if source.text.strip()]  # an empty file has no span to cut
-    cases: list[tuple[SourceFile, str, str, str]] = []
-    while files and len(cases) < count:
-        source = rng.choice(files)
-        text = source.text
-        kind = rng.choices(list(mix), weights=list(mix.values()))[0]
-        start, end = choose_span(text, kind, rng)
-        if 0 < end - start <= max_middle_chars and text[start:end].strip():
-            cases.append((source, text[:start], text[start:end], text[end:]))
-    return cases
 
 
 def workspaces(files: list[SourceFile]) -> dict[str, tuple[LineIndex, RunIndex]]:

@@ -9,13 +9,13 @@ from __future__ import annotations
 from collections import Counter
 from pathlib import Path
 
-from model.bench.decode import same_code
 from model.data.corpus import SourceFile
-from model.fim.calibrate import dev_cases, fit_half_and_report, network_alone, percent, precision_curve, with_workspace
+from model.fim.calibrate import fit_half_and_report, network_alone, percent, precision_curve, with_workspace
 from model.fim.completion_request import AS_YOU_TYPE_MAX_STEPS, CompletionRequest
 from model.fim.copy_check import CHECK_FEATURES, CHECKED_KINDS, CONFIG_KEY
 from model.fim.cursor_statement import statement_parses
 from model.fim.fim_patterns import COPY_KINDS, RelatedLines, copy_candidate
+from model.fim.held_out_cases import dev_cases, same_code
 from model.fim.inference import FimCompleter
 from model.fim.left_to_right import CONFIG_KEY as LEFT_TO_RIGHT_KEY
 from model.fim.left_to_right import FEATURE_NAMES as LEFT_TO_RIGHT_FEATURES

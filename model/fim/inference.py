@@ -33,7 +33,8 @@ from model.fim.suffix_overlap import repeats_the_document
 from model.fim.token_healing import first_position, written_after
 from model.fim.written_ranking import ByConfidence, most_confident
 from model.formats import ContextBudget, PrefixCut, context_cut, context_ids, middle_from_canvas
-from model.runtime.serving import Cache, Room, RoomMemory, ServedModel
+from model.runtime.canvas_room import Cache, Room, RoomMemory
+from model.runtime.served_model import ServedModel
 from model.sampler import Denoised, SamplerSettings, denoise
 
 # A copied line this likely to be right (its bucket's measured precision) answers a

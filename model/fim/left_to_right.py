@@ -26,7 +26,8 @@ import numpy as np
 from model.fim.calibration import Calibrator, squashed
 from model.fim.token_healing import consistent_with, finished_line, first_position, written_after
 from model.formats import healed_bytes
-from model.runtime.serving import Cache, Room, ServingNetwork, new_room
+from model.runtime.canvas_room import Cache, Room, new_room
+from model.runtime.served_model import ServingNetwork
 from model.tokenizer import CodeTokenizer
 
 # Held-out lines it wrote right were at most 6 tokens long; longer ones cost time: a pass

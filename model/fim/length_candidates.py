@@ -35,7 +35,8 @@ import numpy as np
 
 from model.fim.cursor_statement import CursorStatement
 from model.formats import middle_from_canvas
-from model.runtime.serving import Room, ServingNetwork
+from model.runtime.canvas_room import Room
+from model.runtime.served_model import ServingNetwork
 from model.sampler import without_tokens
 from model.tokenizer import CodeTokenizer
 

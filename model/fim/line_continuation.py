@@ -22,30 +22,24 @@ it) and whether the network's own answer is the same text. The last was right 19
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Callable
 from dataclasses import dataclass
-from itertools import islice
 from typing import TYPE_CHECKING
 
 import numpy as np
 
+from model.fim.code_tokens import MAX_ORDER, TOKEN, WORD, encode_tokens
 from model.fim.fim_patterns import RelatedLines, before_text_after_cursor
 
 if TYPE_CHECKING:
     from model.fim.run_index import RunIndex
 
-MAX_ORDER = 6  # tokens of context matched at most
 MAX_TOKENS = 30  # tokens written at most
 PREFIX_CHARS = 12_000  # text around the cursor that is searched
 SUFFIX_CHARS = 4_000
 MAX_LINE_CHARS = 400  # longer lines around the cursor: no continuation
 HEAD_STEP = 4_096  # the searched text above starts at a multiple of this
 MAX_VOCABULARY = 200_000  # distinct token strings kept between requests before starting over
-# Tokens as a reader sees them: a line break with the next line's indentation, a run of
-# spaces, a word, or one punctuation character.
-TOKEN = re.compile(r"\n[ \t]*|[ \t]+|\w+|[^\w\s]")
-WORD = re.compile(r"\w+")
 SEPARATOR = -1  # between the text before the cursor and the text after it: no run crosses it
 
 CONTINUATION_FEATURES = ("mean_logp", "min_logp", "end_logp", "network_agrees", "log_min_order",
@@ -236,15 +230,3 @@ class LineContinuer:
 
     def _encode(self, tokens: list[str]) -> np.ndarray:
         return encode_tokens(tokens, self._ids, self._strings, np.int64)
-
-
-def encode_tokens(tokens: list[str], ids: dict[str, int], strings: list[str], dtype: type) -> np.ndarray:
-    """``tokens`` as ids of a growing vocabulary (``ids``: text → id, ``strings``: id → text),
-    new tokens added to both."""
-    before = len(ids)
-    # setdefault's default is evaluated first: a new token gets the next id.
-    encoded: np.ndarray = np.fromiter((ids.setdefault(token, len(ids)) for token in tokens), dtype=dtype,
-                                      count=len(tokens))
-    if len(ids) > before:
-        strings.extend(islice(ids, before, None))
-    return encoded

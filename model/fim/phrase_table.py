@@ -7,7 +7,7 @@ across projects — ``except ImportError:``, ``unittest.TestCase):``, a docstrin
 quotes — so this module keeps, for runs of one to ``MAX_ORDER`` tokens of the training
 split, the token that most often follows each run (with its count and the run's total),
 and writes the rest of the line greedily from the longest run it knows, as the file's own
-continuation does. Same tokens (``line_continuation.TOKEN``), same ``Continuation``, a
+continuation does. Same tokens (``code_tokens.TOKEN``), same ``Continuation``, a
 calibrator of its own (``calibration.fim_phrase``, fitted by ``redraft calibrate``).
 
 Stored small: a run is kept only when it was seen ``min_total`` times and its most common
@@ -28,12 +28,11 @@ from pathlib import Path
 import numpy as np
 from safetensors.numpy import load_file, save_file
 
+from model.fim.code_tokens import TOKEN, WORD
 from model.fim.fim_patterns import before_text_after_cursor
 from model.fim.line_continuation import (
     CONTINUATION_FEATURES,
     MAX_LINE_CHARS,
-    TOKEN,
-    WORD,
     Continuation,
     Step,
     write_line,

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from model.formats import ContextBudget, PrefixCut, context_cut
-from model.runtime.serving import Cache
+from model.runtime.canvas_room import Cache
 from model.tokenizer import CodeTokenizer
 
 log = logging.getLogger(__name__)

@@ -6,7 +6,7 @@ call with the same arguments, the same keyword in every module, a logger's forma
 the same question can go to the other files of the document's workspace folder (a probe
 in session 11 on 3,000 held-out spans, each package its own workspace: 118 → 138 right
 continuations at the same precision). Searching megabytes of text on every keystroke is
-out of the question, so the files' tokens (``line_continuation.TOKEN``) are indexed once:
+out of the question, so the files' tokens (``code_tokens.TOKEN``) are indexed once:
 every position whose two preceding tokens are known is sorted by that pair, so the
 followers of a pair are one binary search away, and longer runs are found by checking the
 tokens before those positions. Runs of one token are left to the file: across a workspace
@@ -24,7 +24,7 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from model.fim.line_continuation import MAX_ORDER, TOKEN, encode_tokens
+from model.fim.code_tokens import MAX_ORDER, TOKEN, encode_tokens
 
 log = logging.getLogger(__name__)
 

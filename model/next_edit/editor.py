@@ -50,7 +50,7 @@ from model.next_edit.edit_patterns import (
 from model.next_edit.edit_patterns.unfinished import unfinished
 from model.next_edit.edit_record import EditRecord
 from model.next_edit.undone_edits import without_undone
-from model.runtime.serving import ServedModel
+from model.runtime.served_model import ServedModel
 from model.sampler import SamplerSettings, denoise
 
 MAX_REGIONS = 4

@@ -14,8 +14,8 @@ import numpy as np
 import onnxruntime
 
 from model.architecture import ROPE_TABLE_POSITIONS, NetworkConfig, rotary_tables
+from model.runtime.canvas_room import Cache, Room, RoomMemory, new_room
 from model.runtime.onnx_graph import build_pass_graph
-from model.runtime.serving import Cache, Room, RoomMemory, new_room
 
 HIDDEN = np.float32(-np.inf)
 

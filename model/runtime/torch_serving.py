@@ -12,8 +12,9 @@ import torch
 from model.architecture import NetworkConfig
 from model.checkpoint import LoadedModel, load_model
 from model.network import CanvasRoom, DiffusionEditor, KVCache
+from model.runtime.canvas_room import Cache, Room, RoomMemory, new_room
 from model.runtime.int8 import quantize_for_serving
-from model.runtime.serving import Cache, Room, RoomMemory, ServedModel, new_room
+from model.runtime.served_model import ServedModel
 
 
 class TorchServing:

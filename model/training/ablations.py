@@ -28,11 +28,10 @@ import torch
 import torch.nn.functional as F
 
 from model.architecture import NetworkConfig
-from model.bench.decode import same_code
 from model.checkpoint import LoadedModel, load_model
 from model.data.corpus import read_corpus
-from model.fim.calibrate import dev_cases
 from model.fim.completion_request import CompletionRequest
+from model.fim.held_out_cases import dev_cases, same_code
 from model.fim.inference import FimCompleter
 from model.formats import canvas_targets, context_ids, middle_from_canvas
 from model.network import DiffusionEditor

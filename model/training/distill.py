@@ -45,7 +45,7 @@ import numpy as np
 
 from model.data.corpus import SourceFile
 from model.formats import ContextBudget, canvas_targets
-from model.runtime.serving import ServedModel
+from model.runtime.served_model import ServedModel
 from model.sampler import CommitRule, SamplerSettings, denoise
 from model.tokenizer import CodeTokenizer
 from model.training.batches import sampling_weights
