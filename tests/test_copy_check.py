@@ -92,7 +92,7 @@ def test_a_copy_that_breaks_its_statement_is_less_confident(tokenizer_free_netwo
 
 def test_a_weak_copy_from_another_file_is_checked_too(tokenizer_free_network: object) -> None:
     # Copies from the workspace's other files that one line (or a majority) supports were
-    # right on 4 of 16 shown in packages in no corpus at their bucket's flat 0.56 (session 34).
+    # right on 4 of 16 shown in packages in no corpus at their bucket's flat 0.56.
     workspace = RelatedLines(LineIndex({"other.py": "from pkg.api import document\n"}))
     typed = "import os\nfrom pkg.api import "
     never = Calibrator((0.0,) * len(CHECK_FEATURES), -5.0)

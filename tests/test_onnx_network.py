@@ -77,8 +77,8 @@ def test_the_pass_that_encodes_the_context_also_gives_the_head_s_distribution_at
 
 def test_the_onnx_sessions_flush_denormals_and_their_threads_sleep_between_passes() -> None:
     # Hidden keys score -inf: their exponentials went through denormal floats, and the
-    # attention's softmax was ~9x slower for it (README, session 28). Spinning pool threads
-    # burned 2.5x the CPU per keystroke (session 47). The first test above checks answers
+    # attention's softmax was ~9x slower for it. Spinning pool threads
+    # burned 2.5x the CPU per keystroke. The first test above checks answers
     # with these settings; this one that they stay set, in both sessions.
     _, ort = tiny_pair(int8=True, threads=2)
     for session, threads in ((ort.session, "2"), (ort.small_pass_session, "1")):

@@ -18,8 +18,8 @@ filler included; the nearest measure here is **canvas/pass**: the canvas's posit
 beside tokens per pass so the two accountings can be told apart; tokens per pass, the
 answer's own tokens, is the one that says how parallel the decoding of code is.
 
-A row decides the canvas in one pass over candidate lengths (``length_candidates.py``,
-session 64): a short canvas per length 1–16 (fewer in a canvas of less than 17) in the same
+A row decides the canvas in one pass over candidate lengths (``length_candidates.py``):
+a short canvas per length 1–16 (fewer in a canvas of less than 17) in the same
 forward pass, the answer chosen by a parse check and its probabilities.
 """
 

@@ -63,7 +63,7 @@ def network_alone(prefix: str, suffix: str) -> CompletionRequest:
     """The canvas's own answer, decoded as the server decodes it as you type. Every
     calibrator reads features of that decode (the canvas's, or its text to agree with), so
     it is fitted on them: fitted on the 32-pass decode an Invoked request gets, the canvas
-    calibrator (session 37) scored inputs unlike those it was fitted on."""
+    calibrator scored inputs unlike those it was fitted on."""
     return CompletionRequest(prefix, suffix, max_steps=AS_YOU_TYPE_MAX_STEPS, copy_lines=False, left_to_right=False,
                              drop_repeats=False)
 

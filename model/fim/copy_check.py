@@ -5,7 +5,7 @@ disagreeing ones, is right about a third of the time. The network's first pass o
 fully masked canvas, which a request runs anyway, says how likely each of the copy's
 tokens is at its place and how likely the middle is to end right after it. On held-out
 copies of those two buckets, the lowest of these log-probabilities separated right from
-wrong ones with an AUC of 0.72–0.75 (session 9), so a small logistic model over them
+wrong ones with an AUC of 0.72–0.75, so a small logistic model over them
 (fitted by ``redraft calibrate``, stored in config.json as ``calibration.fim_copy_check``)
 replaces the bucket's flat precision: fewer of these copies are shown, and more of the
 shown ones are right.

@@ -6,7 +6,7 @@ indentation) also starts other lines of the file, the rest of those lines is a c
 How often it is right depends on how those lines agree, so each kind of agreement is one
 calibration bucket whose precision is measured on held-out code (``redraft calibrate``)
 and becomes the candidate's confidence, as next-edit patterns do. On 3,000 held-out spans
-of the training span mix (session 8): three or more lines agreeing were right 90% of the
+of the training span mix: three or more lines agreeing were right 90% of the
 time, two 69%, one 40%, a majority of disagreeing lines (with ≥ 8 typed characters) 34%;
 a minority, or a rest that contradicts the text after the cursor, 3–13%, so those are
 never proposed.
@@ -16,7 +16,7 @@ module), so when the file's own lines give nothing, the other files of the works
 (``LineIndex``, their lines sorted so the ones starting with the typed text are one bisect
 away) are asked the same question, with buckets of their own: there, one or two agreeing
 lines or a majority are right often enough only after ``MIN_TYPED_FOR_WEAK_WORKSPACE``
-typed characters (session 10, held-out packages: 2 right in 31 with fewer).
+typed characters (held-out packages: 2 right in 31 with fewer).
 """
 
 from __future__ import annotations

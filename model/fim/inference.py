@@ -172,7 +172,7 @@ class FimCompleter:
         are looked up in Python while the canvas's pass runs on a thread of its own: ONNX
         Runtime computes without the GIL, so the two run side by side on the two cores. Over
         the typing bench's keystrokes in-process, alternated request by request with the two
-        one after the other: p50 −0.3 to −0.5 ms, the same answers (session 56)."""
+        one after the other: p50 −0.3 to −0.5 ms, the same answers."""
         denoising = partial(denoise, self.network, room, self.tokenizer.mask_id, self.end_ids, settings,
                             should_stop, request.keep_trace)
         if not self.patterns.continues(request, copied):
@@ -206,7 +206,7 @@ class FimCompleter:
         could be shown and that syntax rules out (``CursorStatement.rules_out``): the
         calibrators read the parse as one feature among others, so a continuation the file
         repeats everywhere kept 0.75 with its statement broken (``super().__init__(*args,
-        **kwargs)`` + ``:``, session 67)."""
+        **kwargs)`` + ``:``)."""
         if request.drop_repeats:
             candidates = [c for c in candidates if not repeats_the_document(request.prefix, c.text, request.suffix)]
         ranked: list[Candidate] = []
@@ -276,7 +276,7 @@ class FimCompleter:
         as confident as its calibrator says from its token probabilities, whether the canvas
         or another source (``other_texts``) says the same, and whether it parses. The
         calibrator, not the beam's score, ranks them and prunes the search (``written_ranking.py``):
-        through the server (session 22's weights) HumanEval single-line pass@1 at threshold
+        through the server (earlier weights) HumanEval single-line pass@1 at threshold
         0 went 89 → 102; at 0.3, 1,000 fresh spans, 141 right of 228 shown → 149 of 250."""
         check = self.left_to_right_check
         if check is None or not request.left_to_right or room.pending is not None:

@@ -3,7 +3,7 @@
 The network is trained with a next-token loss on its context (``<|suffix|> suffix
 <|prefix|> prefix``, causal), so the prefix's last position already predicts what follows
 the cursor, knowing the suffix. In a first probe (greedy, one token per pass, network
-only, session 19's weights) that head wrote the exact middle of 61 of 600 spans from
+only, earlier weights) that head wrote the exact middle of 61 of 600 spans from
 packages in no corpus, the denoised canvas 42: so it is a second candidate, calibrated on
 its own, for the rest of a line or one whole line.
 
@@ -32,15 +32,15 @@ from model.tokenizer import CodeTokenizer
 
 # Held-out lines it wrote right were at most 6 tokens long; longer ones cost time: a pass
 # per token, 2–3.5 ms each, and searches on long lines were most of the typing bench's
-# slowest answers. 16 until session 52; at 10, through the server with `v46`, the same
+# slowest answers. It was 16; at 10, through the server with `v46`, the same
 # answers on 4,000 spans of packages in no corpus and held-out ones, HumanEval level (exact
 # 110 both, 157 passed against 158), and the typing bench's p95 ~45 → ~40 ms (README).
 MAX_TOKENS = 10
-# Exact lines of 300 spans of packages in no corpus, session 21's weights, the likeliest
+# Exact lines of 300 spans of packages in no corpus, earlier weights, the likeliest
 # line: greedy 30, a beam of 2: 38, of 3: 41, of 4: 41 (mostly lines greedy search ends in a
-# way the suffix refuses). With the calibrator picking (session 23), through the server,
+# way the suffix refuses). With the calibrator picking, through the server,
 # HumanEval pass@1 at threshold 0: 3 beams 102, 4: 111, 5: 115, 8: 120. At the server's 0.3,
-# 5 and 8 beams show the same (session 24: 149 right of 252 shown on 1,000 spans of
+# 5 and 8 beams show the same (149 right of 252 shown on 1,000 spans of
 # packages in no corpus, 250 / 248 of 430 on 2,000 held-out spans): the search drops beams
 # that can't reach the threshold, so the extra beams cost little there.
 BEAMS = 8
@@ -55,7 +55,7 @@ CONFIG_KEY = "fim_left_to_right"  # its calibrator, in config.json's calibration
 # No minimum log-probability: fitted with it, its weight came out negative (it and the mean
 # move together), which rewards a line for one very unlikely token.
 # "elsewhere": a copied line or a line continuation (file, workspace, corpus phrases) is the
-# same text. On 2,431 held-out lines, session 21's weights: at 0.3, 66.3% right of 14.9%
+# same text. On 2,431 held-out lines, earlier weights: at 0.3, 66.3% right of 14.9%
 # shown without it, 72.6% of 14.4% with it.
 FEATURE_NAMES = ("mean_logp", "log_length", "agrees", "parses", "elsewhere")
 PARSES = 3  # the index of the feature measured only when it can matter (written_ranking.py)

@@ -3,7 +3,7 @@ chosen among several instead of guessed first.
 
 Left masked, the length is what a one-pass decode gets wrong: where the canvas holds its
 end-of-middle at the reference's length, the first pass's fill is right twice as often as
-the usual one pass (87 against 43 of 1,000 held-out spans, session 64), more often than one
+the usual one pass (87 against 43 of 1,000 held-out spans), more often than one
 token per step (77). So one pass holds a short canvas for every length 1…16 — ``L`` masks
 then an end-of-middle, at the canvas's own positions, each block seeing the context and
 itself only (152 rows; nothing is padded) — and, when the context's tail typed since the
@@ -17,7 +17,7 @@ On spans of real files it is as right as one token per step (1,000 held-out span
 dev 78 against 79, packages in no corpus 127 against 127 and 107 against 109) at 4.4–4.9
 tokens per pass. On HumanEval's single lines it is not (55 of 1,033 against 81, at 4.0):
 there even the reference's length gives a fill no better than one token per step (68
-against 76 in session 64's probe), so the choice of length is not all that is missing.
+against 76 in a probe), so the choice of length is not all that is missing.
 
 ``redraft bench decode`` prints it as a row beside the other decoders (issue #4's tokens
 per pass); the server does not run it: a pass of ~150 rows costs several times the

@@ -9,7 +9,7 @@ in the text around the cursor) pick the token that most often follows that run t
 so on to the end of the line: a greedy n-gram continuation with backoff, over the file's
 own text only. A word typed halfway is finished with a token that starts with it.
 
-Alone it is right about one time in six (session 11, 3,000 held-out spans where no copy
+Alone it is right about one time in six (3,000 held-out spans where no copy
 fired: 23% of spans got a continuation, 16% of those right), so its confidence comes from
 a small logistic model (``calibration.fim_continuation`` in config.json, fitted by
 ``redraft calibrate``) over how well it is supported — the shortest run it backed off to,

@@ -5,7 +5,7 @@ changed there since.
 on at the cursor re-encodes only its tail. A request at another place (another document,
 or elsewhere in the same one) has another suffix, so nothing of that context fits it: its
 whole context is encoded again, one pass of ~290 rows, 38.6 ms of the 56 ms that a new
-place's first keystroke takes (session 56, in-process). Users go back and forth, though:
+place's first keystroke takes (in-process). Users go back and forth, though:
 between a function and its caller, between two files, back from a next-edit jump, or undo
 a big edit. So the contexts left are kept here, one a place (its suffix tokens), the most
 recent ``CAPACITY``, and a request whose suffix is one of theirs starts from it.
@@ -62,8 +62,8 @@ class Resumed:
 class RecentContexts:
     """The kept contexts, and the buffers they are copied into: allocated once each, at most
     ``capacity`` + 1 (the kept ones and one being resumed), and used again. Copies allocated
-    and freed as places were left grew the soak bench's RSS by 20 MB after its first tenth
-    (session 57); with these buffers, by 5 MB."""
+    and freed as places were left grew the soak bench's RSS by 20 MB after its first tenth;
+    with these buffers, by 5 MB."""
 
     def __init__(self, tokenizer: CodeTokenizer, budget: ContextBudget, capacity: int = CAPACITY) -> None:
         self.tokenizer, self.budget, self.capacity = tokenizer, budget, capacity

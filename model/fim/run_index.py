@@ -4,7 +4,7 @@
 the file around the cursor. A project repeats its runs across files as well — the same
 call with the same arguments, the same keyword in every module, a logger's format — so
 the same question can go to the other files of the document's workspace folder (a probe
-in session 11 on 3,000 held-out spans, each package its own workspace: 118 → 138 right
+on 3,000 held-out spans, each package its own workspace: 118 → 138 right
 continuations at the same precision). Searching megabytes of text on every keystroke is
 out of the question, so the files' tokens (``code_tokens.TOKEN``) are indexed once:
 every position whose two preceding tokens are known is sorted by that pair, so the

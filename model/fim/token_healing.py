@@ -1,10 +1,10 @@
 """Token healing: the prefix ends wherever the cursor is, often inside what the tokenizer
 would write as one token (``"\\n\\n"`` before an indented line is ``"\\n\\n   "``), and the
 head never saw such a cut. So the last prefix token is dropped and the first tokens written
-must write its text again (any token boundaries) before anything else. Since session 24
-the head also trains on what it writes at the cursor (``FimExample.written``); served
-without healing it was still worse (142 vs 159 right of 1,000 fresh spans at 0.3). Since
-session 25 that training is healed the same way: the cut token's text is written again
+must write its text again (any token boundaries) before anything else. The head
+also trains on what it writes at the cursor (``FimExample.written``); served
+without healing it was still worse (142 vs 159 right of 1,000 fresh spans at 0.3). That
+training is healed the same way: the cut token's text is written again
 from the position before it, which the written tokens never see.
 
 Healing compares bytes, not text: the tokenizer is byte-level, and after a character of

@@ -37,7 +37,7 @@ from model.training.next_edit_examples import EditPair, Hunk, line_hunks, replay
 
 log = logging.getLogger(__name__)
 
-# Replayed, a package's cases weigh at most this many in all (session 35, 13,687 pairs:
+# Replayed, a package's cases weigh at most this many in all (13,687 pairs:
 # uncapped, homeassistant's third of the pairs made "substitution, near" 36% right;
 # capped, 57%).
 CASES_PER_PACKAGE = 40

@@ -162,7 +162,7 @@ class NextEditor:
 
     def precision_of(self, edit: PatternEdit) -> float:
         """The measured precision of the edit's bucket; a model folder calibrated before
-        buckets were split by ``again`` (session 60) has only the bucket without it."""
+        buckets were split by ``again`` has only the bucket without it."""
         precision = self.precision.get(edit.calibration_key)
         return precision if precision is not None else self.precision.get(edit.base_key, UNCALIBRATED)
 

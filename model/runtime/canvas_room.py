@@ -54,7 +54,7 @@ class Room:
 class RoomMemory:
     """Two flat buffers that one caller's rooms take turns in (``new_room``). A new room of
     ~8 MB cost ~0.6 ms of page faults and zeroing on every request before any of it was
-    written (session 54), and copying the context into it ~0.6–1 ms more (session 55). So a
+    written, and copying the context into it ~0.6–1 ms more. So a
     room goes in the buffer that holds the cache it starts from when its slots are laid out
     as that cache's room's were (the same count): the cache is then already in place and
     nothing is copied. Otherwise it goes in the other buffer, and the cache is copied."""

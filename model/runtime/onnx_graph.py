@@ -18,7 +18,7 @@ The blocks mirror ``network.py`` exactly (pre-norm RMSNorm, fused qkv, rotary on
 SwiGLU, tied output layer, then a softmax; the attention's scale folded into the query's
 weights); a test compares them with the torch network. With ``int8``,
 every matmul has per-column int8 weights and activations quantized per call
-(``DynamicQuantizeMatMul``), as ``int8.py`` does for torch. Session 31, weights ``v25``: the
+(``DynamicQuantizeMatMul``), as ``int8.py`` does for torch. With weights ``v25``, the
 first pass's canvas distributions over 135 contexts of packages in no corpus are 0.027 nats
 (mean KL) from fp32's, their argmax the same at 94.6% of positions; most of the gap is the
 feed-forward's down projection (in fp32 alone: 0.005), whose SwiGLU inputs have outlier

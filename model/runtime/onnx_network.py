@@ -23,10 +23,10 @@ HIDDEN = np.float32(-np.inf)
 # Passes of at most this many rows (the beam search's, one row a beam; the canvas's as you
 # type, with the few context tokens typed since the last request) run on one thread:
 # at that size the second thread's hand-offs between ~300 small ops cost more than it
-# computes. Session 47, `redraft bench latency`, four runs each, alternating: p50 / p95
+# computes. `redraft bench latency`, four runs each, alternating: p50 / p95
 # 18.4–19.3 / 41.7–51.6 ms against 20.2–21.1 / 55.9–56.8 with every pass on two threads,
 # and less CPU per keystroke (19–21 ms against 23–24), for ~29 MB more RSS (the weights of a
-# second session). Session 54: the canvas's pass too (~35 rows as you type: 8.9 ms on one
+# second session). The canvas's pass too (~35 rows as you type: 8.9 ms on one
 # thread against 11.0 on two, in-process); one thread is faster up to ~130 rows, level at
 # 160, slower beyond (224 rows: 38 against 34 ms), so a cold context's pass keeps two.
 SMALL_PASS_ROWS = 128
@@ -41,7 +41,7 @@ def _session_options(threads: int) -> onnxruntime.SessionOptions:
     # floats: with these flushed to zero the attention's softmax ran ~9x faster here.
     options.add_session_config_entry("session.set_denormal_as_zero", "1")
     # Between passes the pool threads sleep rather than spin: the server shares two cores
-    # with the editor. Spinning answered faster (session 47: p50 16–17 ms) but burned 2.5×
+    # with the editor. Spinning answered faster (p50 16–17 ms) but burned 2.5×
     # the CPU per keystroke, most of it spinning after the answer was sent (README).
     options.add_session_config_entry("session.intra_op.allow_spinning", "0")
     return options

@@ -5,7 +5,7 @@ its most likely token under the network's per-position marginals at once. Where 
 several likely forms, the marginals mix them (the start of one spelling, the end of
 another), which stepwise decoding avoids: it commits a few tokens and the rest agree with
 them. On ``bench decode``'s 1,000 held-out spans the shipped model is 4.5% exact in one pass
-against 7.5–7.8% stepwise (README, session 42), where issue #4 allows one point.
+against 7.5–7.8% stepwise, where issue #4 allows one point.
 
 Sequence-level distillation (Kim & Rush, 2016; Gu et al., 2018 for parallel decoders)
 trains on a teacher's decoded outputs instead of the references: each output is one mode of
@@ -17,7 +17,7 @@ the stepwise decoder keeps learning the code itself.
 
 How long the teacher's answer is (``TeacherLength``): left to choose its own end (length
 first), the teacher stops where an end first becomes likely, and on the training span mix
-that is far short of the reference (session 43: a median of 3 tokens against 12); a student
+that is far short of the reference (a median of 3 tokens against 12); a student
 trained on it learned to stop early too. Given the reference's length instead (its
 end-of-middle placed before decoding), the teacher writes only the content, and the student
 learns the references' lengths with the teacher's one-mode content.

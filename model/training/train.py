@@ -84,7 +84,7 @@ def learning_rate(step: int, config: TrainConfig) -> float:
 
 
 # Draws per teacher example above which a run is told its file is small for it: run v40
-# drew each ~4 times and lost on every benchmark (session 44; the cause is not separated).
+# drew each ~4 times and lost on every benchmark (the cause is not separated).
 MANY_TEACHER_DRAWS = 4.0
 
 

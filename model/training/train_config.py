@@ -56,8 +56,8 @@ class TrainConfig:
     # the parameters, so the optimizer starts afresh, with the warmup.
     grow_to_layers: int | None = None
     evaluate_first: bool = False  # held-out losses of the starting weights, as before_dev_*
-    # torch.compile the training pass (batches padded to fixed shapes): on session 62's
-    # machine (AMX, bf16, batch 24) ~1.5x the tokens a second, after ~1 minute of compiling.
+    # torch.compile the training pass (batches padded to fixed shapes): on a
+    # machine with AMX (bf16, batch 24) ~1.5x the tokens a second, after ~1 minute of compiling.
     compile: bool = False
     network: NetworkConfig = field(default_factory=NetworkConfig)
 

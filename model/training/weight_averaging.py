@@ -4,7 +4,7 @@ Each session warm-starts a run from the last shipped weights, climbs back to its
 learning rate and cools down again, so consecutive runs end at different points of one
 basin. Their uniform mean sits nearer the basin's floor than any of them (stochastic
 weight averaging, Izmailov et al. 2018; model soups, Wortsman et al. 2022): measured here,
-runs ``v25`` + ``v26`` averaged beat both on every held-out loss (README, session 32).
+runs ``v25`` + ``v26`` averaged beat both on every held-out loss.
 
 Only models that share a start can be averaged: two unrelated networks have permuted
 hidden units, and their mean is noise. ``MAX_SPREAD`` refuses those with a clear message.

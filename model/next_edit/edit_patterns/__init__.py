@@ -179,7 +179,7 @@ def edited_insertion(changes: list[Change]) -> range | None:
     A line copied (``yyp``, VS Code's Copy Line Down) or a block pasted, then changed, is
     being adapted: what its changes imply holds within it (a parameter renamed in a pasted
     function, at its uses there), not for the lines it was copied from. Read as a rewrite
-    of them, the patterns proposed rewriting the original into the copy (session 66)."""
+    of them, the patterns proposed rewriting the original into the copy."""
     edits: list[Change] = []
     for earlier in reversed(changes[-MAX_CHAIN:]):
         if not earlier.old_text:
@@ -222,7 +222,7 @@ def previous_change(changes: list[Change]) -> Change | None:
 def repeats_previous(changes: list[Change]) -> bool:
     """The newest change made the same token replacements as the change before it: the
     person is repeating a change, and the same pattern's next place is likely the next edit
-    (session 60: replayed, near proposals were right 70-79% of the time when so,
+    (replayed, near proposals were right 70-79% of the time when so,
     40-63% when not)."""
     previous, newest = previous_change(changes), net_change(changes)
     if previous is None or newest is None:
@@ -244,7 +244,7 @@ def moved_lines(changes: list[Change]) -> bool:
     """The newest change and the one before it moved lines: one deleted exactly the lines
     the other inserted elsewhere (``ddp``, cut and paste, or a copy pasted and the original
     deleted). Nothing was deleted for good, so the deleted lines' twins are not to go; the
-    patterns proposed deleting them (session 66)."""
+    patterns proposed deleting them."""
     newest, previous = net_change(changes), previous_change(changes)
     if newest is None or previous is None:
         return False
@@ -257,7 +257,7 @@ def twins_of_previous_change(lines: list[str], changes: list[Change]) -> list[Pa
     """The twin lines of the change before the newest, away from the lines just edited.
 
     For when the newest change implies nothing: the same line rewritten in several places
-    with another fix in between. Only twin lines: replayed on release diffs (session 35),
+    with another fix in between. Only twin lines: replayed on release diffs,
     the other kinds' near proposals from the change before were right 93 times in 230,
     twin lines near it 71 in 103."""
     previous, newest = previous_change(changes), net_change(changes)
@@ -345,7 +345,7 @@ def _merge_near(edits: list[PatternEdit], lines: Sequence[str], joined_within: i
     go. So do edits up to ``joined_within`` unchanged lines apart (the lines between kept
     as they are), never across the lines just edited: when changes arrive as ``git diff``
     hunks (``EditRecord.context_lines``), git joins changes that close into one hunk, and
-    the next hunk holds them all. Replayed as git hunks (session 69), commits of nine
+    the next hunk holds them all. Replayed as git hunks, commits of nine
     packages in no corpus: 10 more next hunks exact, none lost."""
     merged: list[PatternEdit] = []
     for edit in edits:

@@ -20,7 +20,7 @@ as is a header spread over lines. The insertion kind already repeated a bare ``-
 a change that also annotated parameters, or renamed the function, it could not, nor tell
 ``-> None`` from ``-> bool``.
 
-Replayed commits of 17 packages in no corpus, every step top down (session 71): the kind
+Replayed commits of 17 packages in no corpus, every step top down: the kind
 came first 378 times in 22,630 steps, right 275 times; 3,685 → 3,738 next hunks right in
 all. On the release pairs of calibration, near the change: 202 right in 268.
 """

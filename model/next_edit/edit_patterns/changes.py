@@ -19,8 +19,8 @@ KINDS = (RENAME, CALL_SITE, SAME_LINE, SUBSTITUTION, BUILTIN_GENERIC, INSERTION,
          PYTHON3_IDIOM, ANNOTATION)
 NEAR_LINES = 30
 # A proposal's bucket is its kind and its distance from the change, above or below alike:
-# release diffs replayed both ways (session 18) gave "near" 52-63% above and 50-61% below,
-# "far" 19-41% above and 21-35% below. Since session 60, a proposal made when the newest
+# release diffs replayed both ways gave "near" 52-63% above and 50-61% below,
+# "far" 19-41% above and 21-35% below. A proposal made when the newest
 # change repeats the one before it (``repeats_previous``) has a bucket of its own too:
 # replayed, near ones were right 70-79% of the time where the others were 40-63%.
 # The bucket without "again" still pools every proposal of its kind and distance, so a

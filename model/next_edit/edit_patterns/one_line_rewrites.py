@@ -11,10 +11,10 @@ from model.next_edit.edit_patterns.changes import Change, PatternEdit
 from model.next_edit.edit_patterns.text import split_lines, tokens_of
 
 # Tokens on each side of a substituted run that must match as well. Replayed release diffs
-# (session 10, proposals ≤ 30 lines below): 0 → 50% exact, 1 → 62%, 2 → 66% but a third fewer.
+# (proposals ≤ 30 lines below): 0 → 50% exact, 1 → 62%, 2 → 66% but a third fewer.
 SUBSTITUTION_CONTEXT = 1
 # Words or symbols on each side of an inserted run that must match as well (fewer at the
-# line's edge). Replayed release diffs (session 35), near proposals right: 1 → 45 of 107,
+# line's edge). Replayed release diffs, near proposals right: 1 → 45 of 107,
 # 2 → 44 of 73, 3 → 32 of 47.
 INSERTION_CONTEXT = 2
 # Lines longer than this are data, not code a sweep rewrites: the token-level patterns

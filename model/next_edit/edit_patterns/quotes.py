@@ -5,7 +5,7 @@ A change that did nothing but requote every one-line string literal it could, fr
 quote to the other, is a sweep; the other lines' literals that can be requoted so (no
 quote of the other kind inside, nor an escaped one of its own) get the same. Comments, and
 the inside of triple-quoted strings, are left alone; a literal's prefix (``f``, ``rb``)
-stays. Replayed commits of packages in no corpus (session 70): the hunk after a hunk that
+stays. Replayed commits of packages in no corpus: the hunk after a hunk that
 only requoted only requoted 80 times in 3,527 replays (Black adopted, a file at a time).
 """
 

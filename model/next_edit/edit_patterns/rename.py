@@ -67,7 +67,7 @@ def renamed_import(old: str, new: str) -> tuple[str, str, bool] | None:
     module's path aside, the one change is an imported name replaced by another
     (``from .cross import xrange`` → ``from .compat import range``): the name no longer
     imported is no longer defined, so its uses follow. Replayed commits of four packages in
-    no corpus (session 69): a module moved with a name renamed, then its uses, is how
+    no corpus: a module moved with a name renamed, then its uses, is how
     ``funcy`` dropped Python 2. With the module changed, one name must hold the other
     (``xrange`` → ``range``, ``map`` → ``lmap``)."""
     before, after = _FROM_IMPORT.match(old), _FROM_IMPORT.match(new)

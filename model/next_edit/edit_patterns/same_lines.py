@@ -27,7 +27,7 @@ def same_line_edits(lines: list[str], change: Change, edited: range, window: ran
     # A line rewritten as several keeps each new line's indentation relative to the old
     # line's, so its twin is rewritten at its own; only a wrap (the same words, commas
     # aside: a formatter's or a person's), since what a rewrite adds around one line is
-    # that place's (replayed, session 35: wraps right 8 times in 10, other rewrites 38 in 93).
+    # that place's (replayed: wraps right 8 times in 10, other rewrites 38 in 93).
     old_indent = old_lines[0][: indent_of(old_lines[0])]
     if len(new_lines) > 1 and (_words(change.old_text) != _words(change.new_text) or any(
             line.strip() and not line.startswith(old_indent) for line in new_lines)):

@@ -10,7 +10,7 @@ line break, as any line break and indentation; a new blank holding a line break 
 new line's indentation relative to the line before it. The blank after a docstring's
 opening quotes is respaced in every docstring, whatever its first word (pydocstyle's D210).
 
-Replayed commits of packages in no corpus (session 70): the hunk after a blanks-only hunk
+Replayed commits of packages in no corpus: the hunk after a blanks-only hunk
 was blanks-only 62 times in 3,527 replays, mostly formatter sweeps.
 """
 
@@ -82,8 +82,8 @@ def _words_and_blanks(text: str) -> tuple[list[str], list[str], list[int]]:
 def as_respacing(old: str, new: str) -> _Respacing | None:
     """The one way the change spaced a pair of words anew, when it changed nothing else;
     not a line broken in two: Enter pressed in a line is typing, not a sweep, and other
-    places where the same two words meet are no more to be broken (replayed commits,
-    session 70: lines it broke elsewhere so were the next hunk 5 times in 15, lines joined 8 in 9)."""
+    places where the same two words meet are no more to be broken (replayed commits:
+    lines it broke elsewhere so were the next hunk 5 times in 15, lines joined 8 in 9)."""
     old_words, old_blanks, old_starts = _words_and_blanks(old)
     new_words, new_blanks, new_starts = _words_and_blanks(new)
     if not old_words or old_words != new_words:

@@ -3,7 +3,7 @@
 Editors ask for next edits while the user types (VS Code after each pause of 300 ms), and
 a half-typed line implies nothing yet. Read as a change, ``f: Future = Future()`` on its
 way to ``f = self._loop.create_future()`` made the patterns propose ``f = self._loop.`` at
-its twin. Typing 245 real one-line changes word by word (session 66), 166 of 1,314
+its twin. Typing 245 real one-line changes word by word, 166 of 1,314
 requests made along the way showed a proposal, most of them the half-typed text carried
 elsewhere; with this rule, 75, and the same 43 proposals once each line was finished.
 
