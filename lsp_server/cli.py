@@ -13,6 +13,7 @@ from pathlib import Path
 
 from benchmarks.command import add_bench_parser
 from lsp_server.arguments import MAX_CANVAS, canvas_size, parse_location
+from lsp_server.http_api.command import add_http_parser
 
 log = logging.getLogger("redraft")
 
@@ -51,6 +52,7 @@ def build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", required=True)
 
     commands.add_parser("serve", help="run the language server on stdio")
+    add_http_parser(commands)
     commands.add_parser("stats", help="local counts of suggestions shown, accepted and rejected")
 
     complete = commands.add_parser("complete", help="print the top FIM suggestion at a position")
@@ -188,6 +190,10 @@ def main(argv: list[str] | None = None) -> int:
 
             create_server(args.model).start_io()
             return 0
+        if args.command == "http":
+            from lsp_server.http_api.command import run_http
+
+            return run_http(args, args.model)
         if args.command == "stats":
             from lsp_server.stats import default_stats_path, format_counts, read_counts
 

@@ -61,6 +61,14 @@ class ModelCandidate:
 
 
 @dataclass(frozen=True)
+class FimAnswer:
+    """Candidates with what the HTTP API reports beside them."""
+
+    candidates: list[ModelCandidate]
+    states: list[str]  # the canvas denoised alone, pass by pass (``░`` = masked), when asked for
+
+
+@dataclass(frozen=True)
 class NextEditQuery:
     text: str
     history: tuple[EditRecord, ...]
@@ -130,6 +138,9 @@ class Engine:
         self._load_error: str | None = None
         self._loaded = threading.Event()
         self._jobs: dict[str, Job] = {}
+
+    def loaded(self) -> bool:
+        return self._models is not None
 
     def start_loading(self) -> None:
         """Load the model on the worker thread, ahead of the first request."""
@@ -222,6 +233,39 @@ class Engine:
                     if whole_characters(c.text)]
 
         return await self._run(FIM_JOB + key, work, timeout_s)
+
+    async def answer(self, key: str, query: FimQuery, timeout_s: float, with_states: bool) -> FimAnswer:
+        """``complete``'s candidates and, ``with_states``, the canvas's intermediate states,
+        in one job: the states and the answer come from the same model call."""
+
+        def work(models: _Models, job: Job) -> FimAnswer:
+            from model.fim.completion_request import CompletionRequest
+
+            self._faults.check("fim")
+            self._faults.stall("fim_stall", job.should_stop)
+            request = CompletionRequest(query.prefix, query.suffix, query.candidates, query.canvas_size,
+                                        query.sampler_threshold, query.max_steps, min_confidence=query.min_confidence,
+                                        related=query.related, python=query.python)
+            found = [ModelCandidate(c.text, c.confidence)
+                     for c in models.fim.complete(request, job.should_stop) if whole_characters(c.text)]
+            states: list[str] = []
+            if with_states:
+                canvas_alone = CompletionRequest(query.prefix, query.suffix, 1, query.canvas_size,
+                                                 query.sampler_threshold, query.canvas_size, keep_trace=True,
+                                                 copy_lines=False, left_to_right=False, drop_repeats=False,
+                                                 python=query.python)
+                traced = models.fim.complete(canvas_alone, job.should_stop)
+                states = list(traced[0].trace) if traced else []
+            return FimAnswer(found, states)
+
+        return await self._run(FIM_JOB + key, work, timeout_s)
+
+    def token_offsets(self, text: str) -> list[tuple[int, int]]:
+        """Where each of the model's tokens of ``text`` ends and starts (empty before the model
+        has loaded). The tokenizer is safe to call beside the worker."""
+        if self._models is None:
+            return []
+        return self._models.fim.tokenizer.encode_with_offsets(text)[1]
 
     async def next_edits(self, key: str, query: NextEditQuery, timeout_s: float) -> list[ModelEdit]:
         """Proposed edits anywhere in the document, most confident first."""

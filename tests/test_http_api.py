@@ -1,0 +1,254 @@
+"""``redraft http`` as real clients use it: the ``openai`` SDK, a raw SSE reader of a
+``diffusing`` stream, llama.vim's ``/infill`` request, the API key, a burst past the bound,
+and every kind of bad input answered with a JSON error while the server stays up."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+import httpx
+import openai
+import pytest
+
+# A line the file holds three times, typed again in a fourth function: the rest of it is
+# copied with high confidence whatever the network writes.
+BODY = "    result = normalise_rows(rows, strict=True)\n    return result\n\n\n"
+PROMPT = "".join(f"def {name}(rows):\n{BODY}" for name in ("first", "second", "third")) + \
+    "def fourth(rows):\n    result = normalise_"
+SUFFIX = "\n    return result\n"
+ANSWER = "rows(rows, strict=True)"
+
+
+@dataclass
+class Server:
+    url: str
+    process: subprocess.Popen[bytes]
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def _start(*extra: str, env: dict[str, str] | None = None) -> Server:
+    port = _free_port()
+    process = subprocess.Popen([sys.executable, "-m", "lsp_server", "http", "--port", str(port), *extra],
+                               env={**os.environ, **(env or {})}, stderr=subprocess.PIPE)
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        try:
+            if httpx.get(url + "/health", timeout=1).json()["model_loaded"]:
+                return Server(url, process)
+        except httpx.HTTPError:
+            pass
+        if process.poll() is not None:
+            raise AssertionError(f"redraft http exited: {process.stderr.read().decode() if process.stderr else ''}")
+        time.sleep(0.2)
+    process.kill()
+    raise AssertionError("redraft http did not come up in 60 s")
+
+
+def _stop(server: Server) -> None:
+    server.process.terminate()
+    server.process.wait(timeout=20)
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[Server]:
+    started = _start()
+    yield started
+    assert started.process.poll() is None, "the server died during the tests"
+    _stop(started)
+
+
+def _fim(server: Server, **body: object) -> httpx.Response:
+    return httpx.post(server.url + "/v1/fim/completions", json=body, timeout=30)
+
+
+def test_the_openai_sdk_gets_a_fim_completion(server: Server) -> None:
+    client = openai.OpenAI(base_url=server.url + "/v1/fim", api_key="unused")
+    completion = client.completions.create(model="redraft", prompt=PROMPT, suffix=SUFFIX, max_tokens=24)
+    choice = completion.choices[0]
+    assert choice.text == ANSWER
+    assert choice.finish_reason == "stop"
+    assert completion.usage is not None and completion.usage.completion_tokens > 0
+    assert completion.usage.total_tokens == completion.usage.prompt_tokens + completion.usage.completion_tokens
+    assert 0.3 <= (choice.model_extra or {})["confidence"] <= 1
+
+
+def test_the_sdk_stream_adds_up_to_the_answer(server: Server) -> None:
+    client = openai.OpenAI(base_url=server.url + "/v1/fim", api_key="unused")
+    whole = client.completions.create(model="redraft", prompt=PROMPT, suffix=SUFFIX).choices[0].text
+    chunks = list(client.completions.create(model="redraft", prompt=PROMPT, suffix=SUFFIX, stream=True))
+    assert "".join(c.choices[0].text for c in chunks) == whole
+    assert chunks[-1].choices[0].finish_reason == "stop"
+
+
+def test_below_the_threshold_one_empty_choice_says_why(server: Server) -> None:
+    body = _fim(server, prompt=PROMPT, suffix=SUFFIX, confidence_threshold=1.0).json()
+    assert body["choices"] == [{"index": 0, "text": "", "finish_reason": "low_confidence", "logprobs": None,
+                                "confidence": body["choices"][0]["confidence"]}]
+    assert body["choices"][0]["confidence"] < 1.0
+
+
+def test_a_diffusing_stream_resolves_to_the_unstreamed_answer(server: Server) -> None:
+    prompt, suffix = "import os\n\n\ndef python_files(folder):\n    for root, dirs, files in ", "\n"
+    answer = _fim(server, prompt=prompt, suffix=suffix, confidence_threshold=0).json()["choices"][0]["text"]
+    states: list[str] = []
+    with httpx.stream("POST", server.url + "/v1/fim/completions", timeout=30,
+                      json={"prompt": prompt, "suffix": suffix, "confidence_threshold": 0, "diffusing": True}) as reply:
+        assert reply.headers["content-type"].startswith("text/event-stream")
+        lines = [line for line in reply.iter_lines() if line.startswith("data: ")]
+    assert lines[-1] == "data: [DONE]"
+    for line in lines[:-1]:
+        states.append(json.loads(line.removeprefix("data: "))["choices"][0]["text"])
+    assert len(set(states)) >= 2
+    assert any("░" in state for state in states[:-1])  # masked positions drawn as they resolve
+    assert states[-1] == answer
+
+
+def test_llama_vim_infill_request_is_answered_as_llama_cpp_answers(server: Server) -> None:
+    # The fields llama.vim's FIM request sends (autoload/llama.vim), and the ones it reads back.
+    request = {
+        "id_slot": 0,
+        "input_prefix": PROMPT[: PROMPT.rindex("\n") + 1],
+        "input_suffix": SUFFIX,
+        "input_extra": [{"text": "def normalise_rows(rows, strict):\n    return [r.strip() for r in rows]\n",
+                         "time": 0, "filename": "rows.py"}],
+        "prompt": PROMPT[PROMPT.rindex("\n") + 1:],
+        "n_predict": 128, "top_k": 40, "top_p": 0.99, "stream": False, "samplers": ["top_k", "top_p", "infill"],
+        "cache_prompt": True, "t_max_prompt_ms": 500, "t_max_predict_ms": 1000,
+        "response_fields": ["content", "timings/prompt_n", "timings/prompt_ms", "timings/prompt_per_token_ms",
+                            "timings/prompt_per_second", "timings/predicted_n", "timings/predicted_ms",
+                            "timings/predicted_per_token_ms", "timings/predicted_per_second", "truncated",
+                            "tokens_cached"],
+    }
+    reply = httpx.post(server.url + "/infill", json=request, timeout=30)
+    assert reply.status_code == 200
+    body = reply.json()
+    assert body["content"] == ANSWER
+    assert set(body) == set(request["response_fields"])
+    assert body["timings/predicted_n"] > 0 and body["timings/prompt_n"] > 0
+    # Its warm-up request when the ring of extra chunks changes: nothing to predict.
+    warm = httpx.post(server.url + "/infill", timeout=30, json={
+        "input_prefix": "", "input_suffix": "", "input_extra": request["input_extra"], "prompt": "",
+        "n_predict": 0, "t_max_prompt_ms": 1, "t_max_predict_ms": 1})
+    assert warm.status_code == 200 and warm.json()["content"] == ""
+    # Without response_fields, llama.cpp's whole reply.
+    whole = httpx.post(server.url + "/infill", json={**request, "response_fields": None}, timeout=30).json()
+    assert whole["stop"] is True and whole["timings"]["predicted_n"] == body["timings/predicted_n"]
+
+
+def test_models_and_health(server: Server) -> None:
+    models = httpx.get(server.url + "/v1/models").json()
+    assert [m["id"] for m in models["data"]] == ["redraft"]
+    assert httpx.get(server.url + "/health").json()["status"] == "ok"
+
+
+@pytest.mark.parametrize(("send", "status", "says"), [
+    (lambda url: httpx.post(url + "/v1/fim/completions", content=b"{not json"), 400, "not JSON"),
+    (lambda url: httpx.post(url + "/v1/fim/completions", json=[1, 2]), 400, "JSON object"),
+    (lambda url: httpx.post(url + "/v1/fim/completions", json={"suffix": ""}), 400, "'prompt' is required"),
+    (lambda url: httpx.post(url + "/v1/fim/completions", json={"prompt": 3}), 400, "'prompt' must be a string"),
+    (lambda url: httpx.post(url + "/v1/fim/completions", json={"prompt": "x", "max_tokens": 500}), 400,
+     "'max_tokens' must be between"),
+    (lambda url: httpx.post(url + "/v1/fim/completions", json={"prompt": "x", "stream": "yes"}), 400,
+     "'stream' must be true or false"),
+    (lambda url: httpx.post(url + "/infill", json={"input_prefix": "x", "input_extra": [{"filename": "a"}]}), 400,
+     "'input_extra[0]'"),
+    (lambda url: httpx.post(url + "/v1/fim/completions", content=b" " * 2_100_000), 413, "over"),
+    (lambda url: httpx.get(url + "/v1/nothing"), 404, "no route"),
+    (lambda url: httpx.get(url + "/v1/fim/completions"), 405, "GET is not allowed"),
+])
+def test_bad_input_is_a_clear_json_error(server: Server, send, status: int, says: str) -> None:  # type: ignore[no-untyped-def]
+    reply = send(server.url)
+    assert reply.status_code == status
+    error = reply.json()["error"]
+    assert says in error["message"] and error["type"] and error["code"]
+    assert httpx.get(server.url + "/health").status_code == 200
+
+
+def test_with_a_key_every_route_but_health_needs_it() -> None:
+    keyed = _start("--api-key-env", "REDRAFT_TEST_KEY", env={"REDRAFT_TEST_KEY": "s3cret"})
+    try:
+        assert httpx.get(keyed.url + "/health").status_code == 200
+        refused = httpx.post(keyed.url + "/v1/fim/completions", json={"prompt": "x"})
+        assert refused.status_code == 401 and refused.json()["error"]["code"] == "invalid_api_key"
+        wrong = httpx.get(keyed.url + "/v1/models", headers={"Authorization": "Bearer nope"})
+        assert wrong.status_code == 401
+        client = openai.OpenAI(base_url=keyed.url + "/v1/fim", api_key="s3cret")
+        assert client.completions.create(model="redraft", prompt=PROMPT, suffix=SUFFIX).choices[0].text
+        with pytest.raises(openai.AuthenticationError):
+            openai.OpenAI(base_url=keyed.url + "/v1/fim", api_key="nope").completions.create(
+                model="redraft", prompt=PROMPT, suffix=SUFFIX)
+    finally:
+        _stop(keyed)
+
+
+def test_beyond_loopback_without_a_key_it_refuses_to_start() -> None:
+    refused = subprocess.run([sys.executable, "-m", "lsp_server", "http", "--host", "0.0.0.0", "--port",
+                              str(_free_port())], capture_output=True, text=True, timeout=60)
+    assert refused.returncode != 0
+    assert "without an API key" in refused.stderr and "Traceback" not in refused.stderr
+    unset = subprocess.run([sys.executable, "-m", "lsp_server", "http", "--api-key-env", "REDRAFT_UNSET_KEY"],
+                           capture_output=True, text=True, timeout=60,
+                           env={k: v for k, v in os.environ.items() if k != "REDRAFT_UNSET_KEY"})
+    assert unset.returncode != 0 and "REDRAFT_UNSET_KEY" in unset.stderr
+
+
+def test_a_burst_past_the_bound_is_answered_or_refused_with_retry_after() -> None:
+    small = _start("--max-pending", "2")
+    try:
+        async def burst() -> list[httpx.Response]:
+            async with httpx.AsyncClient(base_url=small.url, timeout=60) as client:
+                return await asyncio.gather(*(
+                    client.post("/v1/fim/completions", json={"prompt": PROMPT + str(n), "suffix": SUFFIX})
+                    for n in range(40)))
+
+        replies = asyncio.run(burst())
+        statuses = [r.status_code for r in replies]
+        assert set(statuses) <= {200, 429} and statuses.count(200) >= 2 and 429 in statuses
+        for refused in (r for r in replies if r.status_code == 429):
+            assert refused.headers["Retry-After"] == "1"
+            assert refused.json()["error"]["type"] == "rate_limit_error"
+        assert httpx.get(small.url + "/health").json()["pending"] == 0
+    finally:
+        _stop(small)
+
+
+def test_a_failing_or_stalled_job_is_an_error_and_a_gone_client_frees_the_worker() -> None:
+    # The first model job raises, the second and third never finish on their own.
+    faulty = _start(env={"REDRAFT_FAULTS": "fim:1,fim_stall:1,fim_stall:2"})
+    try:
+        failed = _fim(faulty, prompt=PROMPT, suffix=SUFFIX)
+        assert failed.status_code == 500 and "failed" in failed.json()["error"]["message"]
+        late = _fim(faulty, prompt=PROMPT, suffix=SUFFIX)  # stopped at the 2 s deadline
+        assert late.status_code == 504 and late.json()["error"]["code"] == "timeout"
+        started = time.monotonic()
+        with pytest.raises(httpx.ReadTimeout):
+            httpx.post(faulty.url + "/v1/fim/completions", json={"prompt": PROMPT, "suffix": SUFFIX}, timeout=0.3)
+        # The client went away: its job is stopped, not left to run to its deadline.
+        after = _fim(faulty, prompt=PROMPT, suffix=SUFFIX)
+        assert after.status_code == 200 and after.json()["choices"][0]["text"] == ANSWER
+        assert time.monotonic() - started < 1.9
+    finally:
+        _stop(faulty)
+
+
+def test_a_body_trickled_too_slowly_is_refused(server: Server) -> None:
+    host, port = server.url.removeprefix("http://").split(":")
+    with socket.create_connection((host, int(port)), timeout=30) as raw:
+        raw.sendall(b"POST /v1/fim/completions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                    b"Content-Length: 100\r\n\r\n{\"pro")
+        reply = raw.recv(4096).decode()
+    assert reply.startswith("HTTP/1.1 408") and "did not arrive" in reply
