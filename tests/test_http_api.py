@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import re
 import socket
 import subprocess
 import sys
@@ -250,5 +251,17 @@ def test_a_body_trickled_too_slowly_is_refused(server: Server) -> None:
     with socket.create_connection((host, int(port)), timeout=30) as raw:
         raw.sendall(b"POST /v1/fim/completions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
                     b"Content-Length: 100\r\n\r\n{\"pro")
-        reply = raw.recv(4096).decode()
+        reply = _read_one_reply(raw)
     assert reply.startswith("HTTP/1.1 408") and "did not arrive" in reply
+
+
+def _read_one_reply(raw: socket.socket) -> str:
+    """Reads one whole reply: its head and body may come in separate packets."""
+    received = b""
+    while b"\r\n\r\n" not in received:
+        received += raw.recv(4096)
+    head, _, body = received.partition(b"\r\n\r\n")
+    length = int(re.search(rb"content-length: *(\d+)", head, re.IGNORECASE).group(1))  # type: ignore[union-attr]
+    while len(body) < length:
+        body += raw.recv(4096)
+    return (head + b"\r\n\r\n" + body).decode()
