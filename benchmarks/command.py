@@ -99,6 +99,9 @@ def add_bench_parser(commands: argparse._SubParsersAction[argparse.ArgumentParse
     rename.add_argument("--members", action="store_true",
                         help="rename attributes a class sets (self.name = ...) and methods it defines, used "
                              "through self., instead of functions' parameters and locals")
+    rename.add_argument("--typing", choices=("select", "append", "retype"), default="select",
+                        help="how the use is renamed by hand: select it and type over it, type a suffix at its end "
+                             "(the new names are the old with a suffix), or delete it and type the new one")
     decode = suites.add_parser("decode", help="commit rules side by side on the same FIM cases (in-process)")
     cases = decode.add_mutually_exclusive_group(required=True)
     cases.add_argument("--data", type=Path, help="a HumanEval-infilling .jsonl.gz")
@@ -152,7 +155,7 @@ def bench(args: argparse.Namespace) -> int:
         if not args.folder.is_dir():
             raise ValueError(f"{args.folder} is not a folder")
         renames = run_rename_bench(args.folder, args.limit, command, args.threshold, anywhere=args.at == "any",
-                                   members=args.members)
+                                   members=args.members, typing=args.typing)
         print(format_rename(renames, args.threshold))
         return 0
 

@@ -123,6 +123,9 @@ class EditEvent:
     # Unchanged whole lines the change was sent with (``documents.unchanged_edge_lines``):
     # hunks applied with context lines, whose next change will come the same way.
     context_lines: int = 0
+    # It replaced whole lines with whole lines (a diff's hunk, a file changed on disk), not
+    # part of a line as typing does.
+    whole_lines: bool = False
 
     @property
     def is_empty(self) -> bool:
@@ -181,10 +184,11 @@ class EditLog:
 
     def record(
         self, uri: str, before: str, after: str, source: EditSource = "editor", now: float | None = None,
-        context_lines: int = 0,
+        context_lines: int = 0, whole_lines: bool = False,
     ) -> None:
         """Log the change from ``before`` to ``after`` (full texts of ``uri``), sent with
-        ``context_lines`` unchanged lines at its edge."""
+        ``context_lines`` unchanged lines at its edge; ``whole_lines``: it replaced whole
+        lines (keystrokes merged into one event are whole lines only if each was)."""
         if before == after:
             return
         now = time.monotonic() if now is None else now
@@ -194,9 +198,10 @@ class EditLog:
             self._group = None
             if group is not None and self._can_merge(group, uri, before, change, source, now):
                 self._pop_newest()
-                self._add(_diff(group.snapshot, after), uri, source, now, group.snapshot, after, context_lines)
+                self._add(_diff(group.snapshot, after), uri, source, now, group.snapshot, after, context_lines,
+                          whole_lines and group.event.whole_lines)
             else:
-                self._add(change, uri, source, now, before, after, context_lines)
+                self._add(change, uri, source, now, before, after, context_lines, whole_lines)
 
     def end_burst(self) -> None:
         """The typing burst is over (a suggestion was accepted or dismissed): the next
@@ -237,8 +242,9 @@ class EditLog:
         return change.start_line <= newest_end and newest.start_line <= change_end
 
     def _add(self, hunk: _Hunk, uri: str, source: EditSource, now: float, snapshot: str, after: str,
-             context_lines: int = 0) -> None:
-        event = EditEvent(uri, hunk.start_line, hunk.old_text, hunk.new_text, now, source, context_lines)
+             context_lines: int = 0, whole_lines: bool = False) -> None:
+        event = EditEvent(uri, hunk.start_line, hunk.old_text, hunk.new_text, now, source, context_lines,
+                          whole_lines)
         if event.is_empty or event.size > self.max_event_bytes:
             return  # typed then deleted; or too big to help the model (see the module docstring)
         self._events.append(event)

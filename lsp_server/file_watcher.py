@@ -292,12 +292,12 @@ class WorkspaceWatcher:
         if after is None:
             self._forget(path)
             if before is not None and not path.exists() and not self._is_open(uri):
-                self._log.record(uri, before, "", source="disk")
+                self._log.record(uri, before, "", source="disk", whole_lines=True)
             return
         self._remember(path, after)
         if self._is_open(uri):
             return
         if before is not None:
-            self._log.record(uri, before, after, source="disk")
+            self._log.record(uri, before, after, source="disk", whole_lines=True)
         elif created:
-            self._log.record(uri, "", after, source="disk")
+            self._log.record(uri, "", after, source="disk", whole_lines=True)

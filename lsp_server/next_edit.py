@@ -80,7 +80,7 @@ class NextEditService:
     ) -> list[dict[str, Any]]:
         text = document.text
         history = tuple(EditRecord(_path_of(e.uri), e.start_line, e.old_text, e.new_text, e.uri == document.uri,
-                                   e.context_lines) for e in self.edit_log.events())
+                                   e.context_lines, e.whole_lines) for e in self.edit_log.events())
         cursor_line = min(params.line, max(0, len(document.starts) - 1))
         query = NextEditQuery(text, history, cursor_line, MAX_ITEMS, options.sampler_threshold,
                               options.next_edit_confidence_threshold)

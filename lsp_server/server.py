@@ -116,7 +116,8 @@ def create_server(model_dir: Path | None = None) -> RedraftServer:
                       document.uri, params.text_document.version, document.version, exc_info=True)
             return
         for change in applied:
-            ls.edit_log.record(document.uri, change.before, change.after, context_lines=change.context_lines)
+            ls.edit_log.record(document.uri, change.before, change.after, context_lines=change.context_lines,
+                               whole_lines=change.whole_lines)
 
     @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
     def did_close(ls: RedraftServer, params: types.DidCloseTextDocumentParams) -> None:

@@ -2,6 +2,8 @@
 call sites, twin lines, substituted and inserted runs; the order they are proposed in).
 Renames are in ``test_rename_pattern.py``, typing modernisation in ``test_typing_modernisation.py``."""
 
+from dataclasses import replace
+
 from model.next_edit.edit_patterns import (
     CALL_SITE,
     INSERTION,
@@ -330,7 +332,10 @@ def test_repeating_a_change_puts_its_proposals_in_buckets_of_their_own_except_a_
     text = "a = fetch(url, timeout=5)\nb = fetch(other)\nc = fetch(third)\n"
     history = [EditRecord("m.py", 0, "a = fetch(url)\n", "a = fetch(url, timeout=5)\n")]
     once = pattern_proposals(lines_of(text), history)
-    assert [e.calibration_key for e in once] == ["call_site:near"]  # both calls, one edit
+    # Typed, each call is an edit of its own; as a diff's hunk, both calls are one.
+    assert [(e.start_line, e.calibration_key) for e in once] == [(1, "call_site:near"), (2, "call_site:near")]
+    as_hunk = [replace(history[0], whole_lines=True)]
+    assert [(e.start_line, e.end_line) for e in pattern_proposals(lines_of(text), as_hunk)] == [(1, 3)]
     text = "a = fetch(url, timeout=5)\nb = fetch(other, timeout=5)\nc = fetch(third)\n"
     history.append(EditRecord("m.py", 1, "b = fetch(other)\n", "b = fetch(other, timeout=5)\n"))
     again = pattern_proposals(lines_of(text), history)

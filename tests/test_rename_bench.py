@@ -147,3 +147,41 @@ def test_a_method_renamed_at_a_call_is_renamed_at_its_def_and_its_other_calls(tm
     # Typed at the first call: the next call (44 lines down) and the `def` follow.
     report = run_rename_bench(tmp_path, 10, SERVER, members=True)
     assert [(o.shown, o.right, o.chain) for o in report.outcomes] == [(True, True, CHAIN_DONE)]
+
+
+LOOPS = '''def pairs(mapping, limit):
+    out = [v for v in mapping.values() if v]
+    for k, v in mapping.items():
+        if k in out:
+            out.append(k)
+    with open(limit) as f:
+        f.read()
+    for i in range(limit):
+        print(i)
+    return out
+'''
+
+
+def test_each_case_says_what_binds_its_name(tmp_path: Path) -> None:
+    (tmp_path / "loops.py").write_text(LOOPS)
+    cases, _ = rename_cases([tmp_path / "loops.py"], 20, seed=0)
+    kinds = {(case.name, case.uses[0]): case.kind for case in cases}
+    # One-letter names are renamed too; the comprehension's `v` is its own, the loop's another.
+    assert kinds == {("mapping", (0, 10)): "parameter", ("limit", (0, 19)): "parameter",
+                     ("out", (1, 4)): "assigned", ("v", (1, 11)): "comprehension variable",
+                     ("k", (2, 8)): "tuple target", ("f", (5, 24)): "with/except target",
+                     ("i", (7, 8)): "for target"}
+    comprehension = next(case for case in cases if case.kind == "comprehension variable")
+    assert comprehension.uses == ((1, 11), (1, 17), (1, 42))
+
+
+def test_every_typing_style_gets_the_next_use_s_line_and_only_it(tmp_path: Path) -> None:
+    (tmp_path / "loops.py").write_text(LOOPS)
+    for typing in ("select", "append", "retype"):
+        report = run_rename_bench(tmp_path, 20, SERVER, typing=typing)
+        # `k`'s uses stand on consecutive lines: typed, the next line is proposed alone.
+        assert all(o.shown and o.right and o.next_line and o.chain == CHAIN_DONE for o in report.outcomes), typing
+        printed = format_rename(report, 0.5)
+        assert "next use's line exactly 100.0%" in printed and "tuple target" in printed
+    appended, _ = rename_cases([tmp_path / "loops.py"], 20, seed=0, appended=True)
+    assert all(case.new_name.startswith(case.name) for case in appended)

@@ -86,7 +86,8 @@ def _case(pair: EditPair, applied: list[Hunk], target: Hunk, bottom_up: bool) ->
     history = []
     for hunk in applied:
         lines[hunk.start : hunk.start + len(hunk.old_lines)] = hunk.new_lines
-        history.append(EditRecord(pair.path, hunk.start, "".join(hunk.old_lines), "".join(hunk.new_lines)))
+        history.append(EditRecord(pair.path, hunk.start, "".join(hunk.old_lines), "".join(hunk.new_lines),
+                                     whole_lines=True))
     expected = lines[: target.start] + target.new_lines + lines[target.start + len(target.old_lines) :]
     last = applied[-1]
     return Case(lines, history, last.start + max(0, len(last.new_lines) - 1), expected, bottom_up)

@@ -18,3 +18,6 @@ class EditRecord:
     # Unchanged lines the change was sent with at its edge: hunks applied as ``git diff``
     # cuts them (lsp_server/edit_log.py), so the next one will hold every change that close.
     context_lines: int = 0
+    # It replaced whole lines with whole lines, as a tool applying a diff's hunks does; an
+    # editor's keystrokes change part of a line.
+    whole_lines: bool = False

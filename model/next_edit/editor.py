@@ -87,8 +87,10 @@ def pattern_proposals(lines: list[str], history: list[EditRecord]) -> list[Patte
     paths = [r.path for r in history if r.in_document]
     if unfinished(change, paths[-1]):
         return []
-    # Changes sent as git hunks with N context lines: git joins changes up to 2N lines apart.
-    joined_within = 2 * next(r.context_lines for r in reversed(history) if r.in_document)
+    # Changes sent as git hunks with N context lines: git joins changes up to 2N lines apart;
+    # hunks without context join changes on consecutive lines; typed, nothing is joined.
+    newest = next(r for r in reversed(history) if r.in_document)
+    joined_within = 2 * newest.context_lines if newest.whole_lines or newest.context_lines else -1
     edits = pattern_edits(lines, change, paths[-1], changes[:-1], joined_within) or \
         twins_of_previous_change(lines, changes)
     block = edited_insertion(changes)

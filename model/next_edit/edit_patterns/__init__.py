@@ -295,8 +295,9 @@ def pattern_edits(lines: list[str], change: Change, path: str = "",
     ``change`` has already been applied to ``lines``; ``earlier``: the document's changes
     before it, oldest first (a rename made in several steps is told by them). Proposals
     come nearest to the change first, lines below it before lines above at the same
-    distance. Edits of one kind at most ``joined_within`` unchanged lines apart are one
-    edit, with the lines between them as they are (``_merge_near``)."""
+    distance. Given hunks (``joined_within`` ≥ 0), edits of one kind at most
+    ``joined_within`` unchanged lines apart are one edit, with the lines between them as
+    they are (``_merge_near``); typed (< 0), each line is one."""
     found: dict[int, PatternEdit] = {}
     edited, window = _span(lines, change)
     literals = cache(lambda: PythonLiterals(lines))  # read once, and only by a pattern that needs it
@@ -341,12 +342,16 @@ def _start(edit: PatternEdit) -> int:
 
 
 def _merge_near(edits: list[PatternEdit], lines: Sequence[str], joined_within: int, edited: range) -> list[PatternEdit]:
-    """Edits of one kind on consecutive lines become one: people fix a run of lines in one
-    go. So do edits up to ``joined_within`` unchanged lines apart (the lines between kept
-    as they are), never across the lines just edited: when changes arrive as ``git diff``
-    hunks (``EditRecord.context_lines``), git joins changes that close into one hunk, and
-    the next hunk holds them all. Replayed as git hunks, commits of nine
-    packages in no corpus: 10 more next hunks exact, none lost."""
+    """When changes arrive as a diff's hunks (``joined_within`` ≥ 0), edits of one kind on
+    consecutive lines become one, and so do edits up to ``joined_within`` unchanged lines
+    apart (``git diff``'s context, ``EditRecord.context_lines``; the lines between kept as
+    they are), never across the lines just edited: git joins changes that close into one
+    hunk, and the next hunk holds them all. Replayed as git hunks, commits of nine packages
+    in no corpus: 10 more next hunks exact, none lost. Typed (``joined_within`` < 0), each
+    line is an edit of its own: a person renaming use after use, or repeating a change line
+    after line, takes the next line, and one edit over two uses is none of their steps."""
+    if joined_within < 0:
+        return edits
     merged: list[PatternEdit] = []
     for edit in edits:
         last = merged[-1] if merged else None
