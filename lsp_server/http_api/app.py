@@ -73,6 +73,7 @@ def create_app(service: HttpService) -> Starlette:
             Route("/v1/fim/completions", routes.fim_completions, methods=["POST"]),
             # OpenAI's SDK joins ``completions`` to its base URL: ``base_url=…/v1/fim`` lands here too.
             Route("/v1/fim/completions/", routes.fim_completions, methods=["POST"]),
+            Route("/v1/edit/completions", routes.edit_completions, methods=["POST"]),
             Route("/infill", routes.infill, methods=["POST"]),
         ],
         middleware=[Middleware(ApiKeyCheck, service=service)],
