@@ -303,11 +303,14 @@ def test_beyond_loopback_without_a_key_it_refuses_to_start() -> None:
 def test_a_burst_past_the_bound_is_answered_or_refused_with_retry_after() -> None:
     small = _start("--max-pending", "2")
     try:
+        # 100 connections at once: more than the 64 requests the server holds at a time
+        # (uvicorn's own bound would have answered every one with a plain 503).
         async def burst() -> list[httpx.Response]:
-            async with httpx.AsyncClient(base_url=small.url, timeout=60) as client:
+            async with httpx.AsyncClient(base_url=small.url, timeout=60,
+                                         limits=httpx.Limits(max_connections=100)) as client:
                 return await asyncio.gather(*(
                     client.post("/v1/fim/completions", json={"prompt": PROMPT + str(n), "suffix": SUFFIX})
-                    for n in range(40)))
+                    for n in range(100)))
 
         replies = asyncio.run(burst())
         statuses = [r.status_code for r in replies]
