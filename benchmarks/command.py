@@ -1,5 +1,5 @@
 """``redraft bench``: each suite run and printed as a table; all but ``decode`` drive
-``redraft serve`` as an editor would."""
+``redraft serve`` as an editor would, and ``http`` drives ``redraft http`` as its clients do."""
 
 from __future__ import annotations
 
@@ -102,6 +102,18 @@ def add_bench_parser(commands: argparse._SubParsersAction[argparse.ArgumentParse
     rename.add_argument("--typing", choices=("select", "append", "retype"), default="select",
                         help="how the use is renamed by hand: select it and type over it, type a suffix at its end "
                              "(the new names are the old with a suffix), or delete it and type the new one")
+    http = suites.add_parser("http", help="many clients at once against redraft http: throughput, latency, 429s")
+    http.add_argument("files", type=Path, nargs="*", help="files whose lines are completed (default: stdlib modules)")
+    http.add_argument("--clients", default=None,
+                      help="concurrent clients, or a list of counts for a row each (default 1,4,8; --burst: 32)")
+    http.add_argument("--requests", type=int, default=200, help="requests a row")
+    http.add_argument("--burst", action="store_true",
+                      help="send every request at once and check each is answered or refused with 429, and "
+                           "that the server is still up")
+    http.add_argument("--url", help="a running redraft http to measure (default: one started for the bench)")
+    http.add_argument("--max-pending", type=int, help="--max-pending of the server started (default: its own)")
+    http.add_argument("--max-tokens", type=int, default=24,
+                      help="max_tokens of each request (default 24: a line, answered on a 32-token canvas)")
     decode = suites.add_parser("decode", help="commit rules side by side on the same FIM cases (in-process)")
     cases = decode.add_mutually_exclusive_group(required=True)
     cases.add_argument("--data", type=Path, help="a HumanEval-infilling .jsonl.gz")
@@ -126,6 +138,14 @@ def bench(args: argparse.Namespace) -> int:
     command = [sys.executable, "-m", "lsp_server"]
     if args.model:
         command += ["--model", str(args.model)]
+    if args.suite == "http":
+        from benchmarks.http import format_http, parse_clients, run_http_bench
+
+        clients = parse_clients(args.clients or ("32" if args.burst else "1,4,8"))
+        files = args.files or [Path(module.__file__ or "") for module in _latency_modules()]
+        print(format_http(run_http_bench(files, clients, args.requests, command, url=args.url, burst=args.burst,
+                                         max_tokens=args.max_tokens, max_pending=args.max_pending)))
+        return 0
     command.append("serve")
     if args.suite == "fuzz":
         from benchmarks.fuzz import format_fuzz, run_fuzz_bench

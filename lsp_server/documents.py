@@ -59,6 +59,20 @@ def offset_at(text: str, position: types.Position, encoding: str, starts: list[i
     return offset
 
 
+def offset_within(text: str, position: types.Position, encoding: str, starts: list[int] | None = None) -> int | None:
+    """``offset_at``, but None for a position past the last line or past its line's end: a
+    position that a client sent as the place of something (a cursor, an edit) must be in the text."""
+    starts = starts if starts is not None else line_starts(text)
+    if position.line >= len(starts):
+        return None
+    start = starts[position.line]
+    next_start = starts[position.line + 1] if position.line + 1 < len(starts) else len(text)
+    end = _line_content_end(text, start, next_start)
+    if position.character > sum(_units(ch, encoding) for ch in text[start:end]):
+        return None
+    return offset_at(text, position, encoding, starts)
+
+
 def position_at(text: str, offset: int, encoding: str, starts: list[int] | None = None) -> types.Position:
     starts = starts if starts is not None else line_starts(text)
     offset = max(0, min(offset, len(text)))

@@ -203,6 +203,18 @@ class EditLog:
             else:
                 self._add(change, uri, source, now, before, after, context_lines, whole_lines)
 
+    def record_hunk(self, uri: str, start_line: int, old_text: str, new_text: str, now: float | None = None,
+                    context_lines: int = 0) -> None:
+        """Log a change known only as its hunk (whole lines ``old_text`` at ``start_line``
+        became ``new_text``), of a file whose whole text is not at hand: an event of its own."""
+        now = time.monotonic() if now is None else now
+        with self._lock:
+            self._expire(now)
+            self._group = None
+            self._add(_Hunk(start_line, old_text, new_text), uri, source="editor", now=now, snapshot="", after="",
+                      context_lines=context_lines, whole_lines=True)
+            self._group = None  # nothing it could merge with: its file's text is unknown
+
     def end_burst(self) -> None:
         """The typing burst is over (a suggestion was accepted or dismissed): the next
         change starts a new event even within the merge window."""

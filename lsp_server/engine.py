@@ -272,6 +272,9 @@ class Engine:
 
         def work(models: _Models, job: Job) -> list[ModelEdit]:
             self._faults.check("next_edit")
+            self._faults.stall("next_edit_stall", job.should_stop)
+            if job.should_stop():  # stopped while it waited: its answer would be thrown away
+                raise JobStopped
             found = models.next_edit.propose(query.text, list(query.history), query.cursor_line, query.limit,
                                              query.sampler_threshold, job.should_stop, query.min_confidence)
             return [ModelEdit(p.start_line, p.end_line, p.new_text, p.confidence) for p in found

@@ -8,8 +8,9 @@ Off unless ``REDRAFT_FAULTS`` is set when the server starts (read once), e.g.
   model work;
 - ``change:N``: the Nth ``didChange`` raises in the document layer, after its first
   content change was applied to a scratch copy (the document must stay as it was);
-- ``fim_stall:N``: the Nth FIM model job does not finish on its own: it waits until its
-  stop flag or deadline says stop, then the job goes on and is abandoned as usual.
+- ``fim_stall:N`` / ``next_edit_stall:N``: the Nth FIM / next-edit model job does not
+  finish on its own: it waits until its stop flag or deadline says stop, then the job goes
+  on and is abandoned as usual.
 
 Counts are per kind, from 1; a kind may be listed more than once.
 """
@@ -24,7 +25,7 @@ from collections.abc import Callable
 
 log = logging.getLogger(__name__)
 
-KINDS = ("fim", "next_edit", "handler", "change", "fim_stall")
+KINDS = ("fim", "next_edit", "handler", "change", "fim_stall", "next_edit_stall")
 ENVIRONMENT_VARIABLE = "REDRAFT_FAULTS"
 
 

@@ -13,11 +13,10 @@ import uuid
 from dataclasses import dataclass
 from typing import Any
 
-from lsprotocol import types
 from pygls.exceptions import JsonRpcInvalidParams
 
 from lsp_server.documents import Document, position_at
-from lsp_server.edit_log import EditLog
+from lsp_server.edit_log import EditEvent, EditLog
 from lsp_server.engine import EditRecord, Engine, JobStopped, ModelEdit, ModelUnavailable, NextEditQuery
 from lsp_server.options import ServerOptions
 from lsp_server.protocol import NEXT_EDIT
@@ -78,42 +77,68 @@ class NextEditService:
     async def suggest(
         self, document: Document, params: NextEditParams, options: ServerOptions, encoding: str
     ) -> list[dict[str, Any]]:
-        text = document.text
-        history = tuple(EditRecord(_path_of(e.uri), e.start_line, e.old_text, e.new_text, e.uri == document.uri,
-                                   e.context_lines, e.whole_lines) for e in self.edit_log.events())
-        cursor_line = min(params.line, max(0, len(document.starts) - 1))
-        query = NextEditQuery(text, history, cursor_line, MAX_ITEMS, options.sampler_threshold,
-                              options.next_edit_confidence_threshold)
+        # The items are placed in the text the model read, and say which version that was.
+        text, starts, version = document.text, document.starts, document.version
+        history = history_of(self.edit_log.events(), document.uri)
         try:
-            edits = await self.engine.next_edits(document.uri, query, options.request_timeout_ms / 1000)
+            edits = await proposed_edits(self.engine, document.uri, text, starts, history, params.line, options,
+                                         options.next_edit_confidence_threshold)
         except (ModelUnavailable, JobStopped):
             return []
         except Exception:
             log.error("next edit failed", exc_info=True)
             return []
-        shown = [e for e in edits if e.confidence >= options.next_edit_confidence_threshold]
-        items = [item for edit in shown if (item := self._item(document, edit, encoding)) is not None]
-        return items[:MAX_ITEMS]
-
-    @staticmethod
-    def _item(document: Document, edit: ModelEdit, encoding: str) -> dict[str, Any] | None:
-        """The edit as an item; None when it would change nothing."""
-        text = document.text
-        starts = document.starts
-        start = starts[edit.start_line] if edit.start_line < len(starts) else len(text)
-        end = starts[edit.end_line] if edit.end_line < len(starts) else len(text)
-        start, end, new_text = trimmed_edit(text, start, end, edit.new_text)
-        if start == end and not new_text:
-            return None
-        edit_range = types.Range(position_at(text, start, encoding, starts), position_at(text, end, encoding, starts))
-        return {
+        return [{
             "id": uuid.uuid4().hex[:12],
-            "textDocument": {"uri": document.uri, "version": document.version},
-            "edit": {"range": _range_json(edit_range), "newText": new_text},
+            "textDocument": {"uri": document.uri, "version": version},
+            "edit": {"range": range_json(text, edit.start, edit.end, encoding, starts),
+                     "newText": edit.new_text},
             "confidence": round(edit.confidence, 4),
-        }
+        } for edit in edits]
 
 
-def _range_json(value: types.Range) -> dict[str, dict[str, int]]:
-    return {"start": {"line": value.start.line, "character": value.start.character},
-            "end": {"line": value.end.line, "character": value.end.character}}
+def history_of(events: list[EditEvent], uri: str) -> tuple[EditRecord, ...]:
+    """The edit log's events as the model reads them, ``uri``'s as the document's own."""
+    return tuple(EditRecord(_path_of(e.uri), e.start_line, e.old_text, e.new_text, e.uri == uri, e.context_lines,
+                            e.whole_lines) for e in events)
+
+
+@dataclass(frozen=True)
+class ShownEdit:
+    """A proposal worth showing, trimmed to the characters it changes."""
+
+    start: int  # code-point offsets into the document's text
+    end: int
+    new_text: str
+    confidence: float
+
+
+async def proposed_edits(
+    engine: Engine, key: str, text: str, starts: list[int], history: tuple[EditRecord, ...], line: int,
+    options: ServerOptions, threshold: float,
+) -> list[ShownEdit]:
+    """The edits at or above ``threshold``, most confident first, at most MAX_ITEMS; the
+    language server and the HTTP API both ask so. Raises ModelUnavailable or JobStopped."""
+    cursor_line = min(line, max(0, len(starts) - 1))
+    query = NextEditQuery(text, history, cursor_line, MAX_ITEMS, options.sampler_threshold, threshold)
+    edits = await engine.next_edits(key, query, options.request_timeout_ms / 1000)
+    shown = [found for edit in edits if edit.confidence >= threshold
+             and (found := shown_edit(text, starts, edit)) is not None]
+    return shown[:MAX_ITEMS]
+
+
+def shown_edit(text: str, starts: list[int], edit: ModelEdit) -> ShownEdit | None:
+    """The model's whole-line rewrite as the characters it changes; None when it changes nothing."""
+    start = starts[edit.start_line] if edit.start_line < len(starts) else len(text)
+    end = starts[edit.end_line] if edit.end_line < len(starts) else len(text)
+    start, end, new_text = trimmed_edit(text, start, end, edit.new_text)
+    if start == end and not new_text:
+        return None
+    return ShownEdit(start, end, new_text, edit.confidence)
+
+
+def range_json(text: str, start: int, end: int, encoding: str, starts: list[int]) -> dict[str, dict[str, int]]:
+    """Offsets ``start``..``end`` of ``text`` as an LSP range, in JSON."""
+    first, last = position_at(text, start, encoding, starts), position_at(text, end, encoding, starts)
+    return {"start": {"line": first.line, "character": first.character},
+            "end": {"line": last.line, "character": last.character}}

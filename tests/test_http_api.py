@@ -1,6 +1,7 @@
 """``redraft http`` as real clients use it: the ``openai`` SDK, a raw SSE reader of a
-``diffusing`` stream, llama.vim's ``/infill`` request, the API key, a burst past the bound,
-and every kind of bad input answered with a JSON error while the server stays up."""
+``diffusing`` stream, llama.vim's ``/infill`` request, next edits from typed edits and from
+unified diffs, the API key, a burst past the bound, and every kind of bad input answered
+with a JSON error while the server stays up."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ import sys
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import Any
 
 import httpx
 import openai
@@ -150,6 +152,97 @@ def test_llama_vim_infill_request_is_answered_as_llama_cpp_answers(server: Serve
     assert whole["stop"] is True and whole["timings"]["predicted_n"] == body["timings/predicted_n"]
 
 
+# The language server's rename case (tests/test_next_edit_e2e.py): `width` → `w` in the
+# signature; its use in the body is the next edit, at the served threshold.
+RENAME_DOC = ("def area(width, height):\n    # café ☕: the size of the box\n    half = width / 2\n"
+              "    return half * height\n\n\nwidth = 3\n")
+RENAMED = RENAME_DOC.replace("(width,", "(w,")
+RENAME_DIFF = "--- a/rename.py\n+++ b/rename.py\n@@ -1 +1 @@\n-def area(width, height):\n+def area(w, height):\n"
+
+
+def _next_edit(server: Server, **body: object) -> httpx.Response:
+    return httpx.post(server.url + "/v1/edit/completions", json=body, timeout=30)
+
+
+def _applied(text: str, edit: dict[str, Any]) -> str:
+    """``text`` after a choice's edit, its positions in UTF-16 code units."""
+    lines = text.split("\n")
+
+    def offset(at: dict[str, int]) -> int:
+        units = lines[at["line"]].encode("utf-16-le")[: 2 * at["character"]]
+        return sum(len(line) + 1 for line in lines[: at["line"]]) + len(units.decode("utf-16-le"))
+
+    return text[: offset(edit["range"]["start"])] + edit["newText"] + text[offset(edit["range"]["end"]) :]
+
+
+def test_a_rename_typed_at_one_use_is_proposed_at_the_next(server: Server) -> None:
+    # As an editor sends it, keystroke by keystroke: the word deleted (its text in oldText), `w` typed.
+    typed = [{"range": {"start": {"line": 0, "character": 9}, "end": {"line": 0, "character": 14}}, "newText": "",
+              "oldText": "width"},
+             {"range": {"start": {"line": 0, "character": 9}, "end": {"line": 0, "character": 9}}, "newText": "w"}]
+    reply = _next_edit(server, model="redraft", path="rename.py", content=RENAMED,
+                       cursor={"line": 0, "character": 10}, recent_edits=typed)
+    assert reply.status_code == 200
+    body = reply.json()
+    assert body["object"] == "edit.completion" and body["model"] == "redraft" and body["id"]
+    first = body["choices"][0]
+    assert first["index"] == 0 and 0.5 <= first["confidence"] <= 1
+    assert _applied(RENAMED, first["edit"]) == RENAMED.replace("half = width", "half = w")
+
+
+def test_the_same_rename_sent_as_a_unified_diff_gets_the_same_edit(server: Server) -> None:
+    typed = _next_edit(server, path="rename.py", content=RENAMED, cursor={"line": 0, "character": 10}, recent_edits=[
+        {"range": {"start": {"line": 0, "character": 9}, "end": {"line": 0, "character": 14}}, "newText": "w",
+         "oldText": "width"}]).json()
+    # Without a path: the document is the file the diff names. Another file's diff before it is history only.
+    other = "--- a/box.py\n+++ b/box.py\n@@ -4,3 +4,3 @@\n class Box:\n-    size = 1\n+    size = 2\n \n"
+    diffed = _next_edit(server, content=RENAMED, cursor={"line": 0, "character": 10},
+                        recent_edits=[other, RENAME_DIFF]).json()
+    assert diffed["choices"] and diffed["choices"] == typed["choices"]
+    assert _applied(RENAMED, diffed["choices"][0]["edit"]) == RENAMED.replace("half = width", "half = w")
+
+
+def test_no_choices_when_nothing_clears_the_threshold(server: Server) -> None:
+    reply = _next_edit(server, content=RENAMED, cursor={"line": 0, "character": 10}, recent_edits=[RENAME_DIFF],
+                       confidence_threshold=1.0)
+    assert reply.status_code == 200 and reply.json()["choices"] == []
+    quiet = _next_edit(server, content=RENAMED, cursor={"line": 0, "character": 0})  # no recent edits
+    assert quiet.status_code == 200 and quiet.json()["choices"] == []
+
+
+def _edit_body(**fields: object) -> dict[str, object]:
+    return {"content": RENAMED, "cursor": {"line": 0, "character": 10}, "recent_edits": [RENAME_DIFF], **fields}
+
+
+@pytest.mark.parametrize(("body", "says"), [
+    ({"cursor": {"line": 0, "character": 0}}, "'content' is required"),
+    (_edit_body(cursor=None), "'cursor' is required"),
+    (_edit_body(cursor={"line": 7, "character": 1}), "'cursor' (7, 1) is outside content"),
+    (_edit_body(cursor={"line": 1, "character": 40}), "is outside content"),
+    (_edit_body(cursor={"line": -1, "character": 0}), "'cursor' must be {line, character}"),
+    (_edit_body(recent_edits=[RENAME_DIFF, {"range": {"start": {"line": 2, "character": 11},
+                                                      "end": {"line": 2, "character": 16}}, "newText": "w"}]),
+     "'recent_edits[1]' replaces a non-empty range but has no 'oldText'"),
+    (_edit_body(recent_edits=["@@ -1 +1 @@\n-def area(width, height):\n"]), "'recent_edits[0]' is not a unified diff"),
+    (_edit_body(recent_edits=["just some words"]), "'recent_edits[0]' is not a unified diff"),
+    (_edit_body(recent_edits=[RENAME_DIFF.replace("def area(w,", "def perimeter(w,")]),
+     "'recent_edits[0]': the hunk at +1 does not match content"),
+    (_edit_body(recent_edits=[{"range": {"start": {"line": 0, "character": 9}, "end": {"line": 0, "character": 9}},
+                               "newText": "zzz"}]), "'recent_edits[0]': its newText is not at its range's start"),
+    (_edit_body(recent_edits=[{"newText": "w"}]), "'recent_edits[0]' needs 'range'"),
+    (_edit_body(recent_edits=[7]), "'recent_edits[0]' must be an object {range, newText} or a unified-diff string"),
+    (_edit_body(recent_edits="not a list"), "'recent_edits' must be a list"),
+    (_edit_body(confidence_threshold=2), "'confidence_threshold' must be between 0 and 1"),
+])
+def test_a_bad_next_edit_request_is_a_clear_json_error(server: Server, body: dict[str, object], says: str) -> None:
+    reply = _next_edit(server, **body)
+    assert reply.status_code == 400
+    error = reply.json()["error"]
+    assert says in error["message"], error["message"]
+    assert (error["type"], error["code"]) == ("invalid_request_error", "invalid_request")
+    assert httpx.get(server.url + "/health").status_code == 200
+
+
 def test_models_and_health(server: Server) -> None:
     models = httpx.get(server.url + "/v1/models").json()
     assert [m["id"] for m in models["data"]] == ["redraft"]
@@ -210,11 +303,14 @@ def test_beyond_loopback_without_a_key_it_refuses_to_start() -> None:
 def test_a_burst_past_the_bound_is_answered_or_refused_with_retry_after() -> None:
     small = _start("--max-pending", "2")
     try:
+        # 100 connections at once: more than the 64 requests the server holds at a time
+        # (uvicorn's own bound would have answered every one with a plain 503).
         async def burst() -> list[httpx.Response]:
-            async with httpx.AsyncClient(base_url=small.url, timeout=60) as client:
+            async with httpx.AsyncClient(base_url=small.url, timeout=60,
+                                         limits=httpx.Limits(max_connections=100)) as client:
                 return await asyncio.gather(*(
                     client.post("/v1/fim/completions", json={"prompt": PROMPT + str(n), "suffix": SUFFIX})
-                    for n in range(40)))
+                    for n in range(100)))
 
         replies = asyncio.run(burst())
         statuses = [r.status_code for r in replies]
@@ -241,6 +337,25 @@ def test_a_failing_or_stalled_job_is_an_error_and_a_gone_client_frees_the_worker
         # The client went away: its job is stopped, not left to run to its deadline.
         after = _fim(faulty, prompt=PROMPT, suffix=SUFFIX)
         assert after.status_code == 200 and after.json()["choices"][0]["text"] == ANSWER
+        assert time.monotonic() - started < 1.9
+    finally:
+        _stop(faulty)
+
+
+def test_a_failing_or_stalled_next_edit_is_an_error_and_a_gone_client_frees_the_worker() -> None:
+    faulty = _start(env={"REDRAFT_FAULTS": "next_edit:1,next_edit_stall:1,next_edit_stall:2"})
+    body = {"path": "rename.py", "content": RENAMED, "cursor": {"line": 0, "character": 10},
+            "recent_edits": [RENAME_DIFF]}
+    try:
+        failed = _next_edit(faulty, **body)
+        assert failed.status_code == 500 and "failed" in failed.json()["error"]["message"]
+        late = _next_edit(faulty, **body)  # stopped at the 2 s deadline
+        assert late.status_code == 504 and late.json()["error"]["code"] == "timeout"
+        started = time.monotonic()
+        with pytest.raises(httpx.ReadTimeout):
+            httpx.post(faulty.url + "/v1/edit/completions", json=body, timeout=0.3)
+        after = _next_edit(faulty, **body)
+        assert after.status_code == 200 and after.json()["choices"]
         assert time.monotonic() - started < 1.9
     finally:
         _stop(faulty)

@@ -22,10 +22,14 @@ class Admission:
         """Hold a place while the request is answered; 429 when none is left. The event
         loop is single-threaded, so a counter is enough."""
         if self.pending >= self.capacity:
-            raise ApiError(429, f"the server is answering {self.pending} requests, its most; retry in "
-                                f"{RETRY_AFTER_S} s", "overloaded", {"Retry-After": str(RETRY_AFTER_S)})
+            raise overloaded(self.pending)
         self.pending += 1
         try:
             yield
         finally:
             self.pending -= 1
+
+
+def overloaded(answering: int) -> ApiError:
+    return ApiError(429, f"the server is answering {answering} requests, its most; retry in {RETRY_AFTER_S} s",
+                    "overloaded", {"Retry-After": str(RETRY_AFTER_S)})

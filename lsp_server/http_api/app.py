@@ -14,6 +14,7 @@ from starlette.routing import Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from lsp_server.http_api import routes
+from lsp_server.http_api.admission import overloaded
 from lsp_server.http_api.errors import ApiError
 from lsp_server.http_api.service import HttpService
 
@@ -42,6 +43,33 @@ class ApiKeyCheck:
                 await refused.response()(scope, receive, send)
                 return
         await self.app(scope, receive, send)
+
+
+class InFlightBound:
+    """At most ``service.max_in_flight`` requests at once, counted from their first byte
+    (each may hold a body of up to 2 MB); past it 429 with ``Retry-After`` before the body
+    is read. uvicorn's own limit refuses with a plain-text 503 and counts open connections,
+    so a burst of clients connecting at once had every request refused; it stays only as a
+    guard on connections (``command.MAX_CONNECTIONS``). ``/health`` is never refused, so a
+    probe can tell a busy server from a dead one."""
+
+    def __init__(self, app: ASGIApp, service: HttpService) -> None:
+        self.app = app
+        self.service = service
+        self.in_flight = 0  # the event loop is single-threaded: a counter is enough
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or scope["path"] in OPEN_PATHS:
+            await self.app(scope, receive, send)
+            return
+        if self.in_flight >= self.service.max_in_flight:
+            await overloaded(self.in_flight).response()(scope, receive, send)
+            return
+        self.in_flight += 1
+        try:
+            await self.app(scope, receive, send)
+        finally:
+            self.in_flight -= 1
 
 
 async def _api_error(request: Request, exc: Exception) -> Response:
@@ -73,9 +101,10 @@ def create_app(service: HttpService) -> Starlette:
             Route("/v1/fim/completions", routes.fim_completions, methods=["POST"]),
             # OpenAI's SDK joins ``completions`` to its base URL: ``base_url=…/v1/fim`` lands here too.
             Route("/v1/fim/completions/", routes.fim_completions, methods=["POST"]),
+            Route("/v1/edit/completions", routes.edit_completions, methods=["POST"]),
             Route("/infill", routes.infill, methods=["POST"]),
         ],
-        middleware=[Middleware(ApiKeyCheck, service=service)],
+        middleware=[Middleware(InFlightBound, service=service), Middleware(ApiKeyCheck, service=service)],
         exception_handlers={ApiError: _api_error, HTTPException: _http_error, Exception: _unexpected},
     )
     app.state.service = service

@@ -11,6 +11,9 @@ from pathlib import Path
 log = logging.getLogger(__name__)
 
 DEFAULT_PORT = 8750
+# Open connections uvicorn accepts before it answers a plain 503: a guard on file
+# descriptors only; requests are bounded, with a JSON 429, by the app (``InFlightBound``).
+MAX_CONNECTIONS = 1024
 
 
 class RefusedSettings(Exception):
@@ -58,7 +61,7 @@ def run_http(args: argparse.Namespace, model: Path | None) -> int:
     from lsp_server.faults import FaultPlan
     from lsp_server.http_api.admission import Admission
     from lsp_server.http_api.app import create_app
-    from lsp_server.http_api.service import DEFAULT_MAX_PENDING, HttpService
+    from lsp_server.http_api.service import DEFAULT_MAX_PENDING, IN_FLIGHT_PER_PENDING, MIN_IN_FLIGHT, HttpService
 
     key = api_key(args.api_key_env, args.host)
     pending = args.max_pending if args.max_pending is not None else DEFAULT_MAX_PENDING
@@ -66,11 +69,12 @@ def run_http(args: argparse.Namespace, model: Path | None) -> int:
         raise RefusedSettings("--max-pending must be at least 1")
     engine = Engine(model, faults=FaultPlan.from_environment())  # off unless REDRAFT_FAULTS is set (tests)
     engine.start_loading()
-    service = HttpService(engine, admission=Admission(pending), api_key=key)
+    service = HttpService(engine, admission=Admission(pending), api_key=key,
+                          max_in_flight=max(MIN_IN_FLIGHT, IN_FLIGHT_PER_PENDING * pending))
     log.warning("redraft http on http://%s:%d (API key %s)", args.host, args.port, "required" if key else "off")
     try:
         uvicorn.run(create_app(service), host=args.host, port=args.port, log_level="warning",
-                    timeout_keep_alive=30, limit_concurrency=max(64, 4 * pending))
+                    timeout_keep_alive=30, limit_concurrency=max(MAX_CONNECTIONS, 2 * service.max_in_flight))
     finally:
         engine.shutdown()
     return 0

@@ -3,7 +3,16 @@ traceback: a client can show ``message`` as it is."""
 
 from __future__ import annotations
 
+import asyncio
+from collections.abc import Awaitable
+from typing import TypeVar
+
 from starlette.responses import JSONResponse
+
+from lsp_server.engine import JobStopped, ModelUnavailable
+
+TOTAL_TIMEOUT_S = 10.0  # model work and the wait for the worker together: past this, 504
+T = TypeVar("T")
 
 
 class ApiError(Exception):
@@ -29,3 +38,13 @@ class ApiError(Exception):
 
 def bad_request(message: str) -> ApiError:
     return ApiError(400, message, "invalid_request")
+
+
+async def engine_reply(work: Awaitable[T]) -> T:
+    """The engine's answer; its refusals as HTTP errors: 503 without a model, 504 late."""
+    try:
+        return await asyncio.wait_for(work, TOTAL_TIMEOUT_S)
+    except ModelUnavailable as exc:
+        raise ApiError(503, str(exc), "model_unavailable") from None
+    except (JobStopped, TimeoutError):
+        raise ApiError(504, "the model did not answer in time", "timeout") from None

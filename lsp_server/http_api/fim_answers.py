@@ -4,18 +4,16 @@ same query and the same filter (``completion.py``), so HTTP and LSP show the sam
 
 from __future__ import annotations
 
-import asyncio
 import uuid
 from dataclasses import dataclass, field, replace
 
 from lsp_server.completion import build_query, select_suggestions
 from lsp_server.document_dialect import Dialect
-from lsp_server.engine import Engine, JobStopped, LineIndex, ModelUnavailable, RelatedLines, RunIndexBuilder
-from lsp_server.http_api.errors import ApiError
+from lsp_server.engine import Engine, LineIndex, RelatedLines, RunIndexBuilder
+from lsp_server.http_api.errors import engine_reply
 from lsp_server.options import ServerOptions
 
 MAX_TOKENS = 64  # the largest canvas the model was trained on
-TOTAL_TIMEOUT_S = 10.0  # model work and the wait for the worker together: past this, 504
 
 
 @dataclass(frozen=True)
@@ -47,7 +45,7 @@ class FimReply:
 
 
 async def answer(engine: Engine, question: FimQuestion, options: ServerOptions) -> FimReply:
-    """Ask the engine; its refusals become HTTP errors (503 without a model, 504 late)."""
+    """Ask the engine; its refusals become HTTP errors (``engine_reply``)."""
     text = question.prefix + question.suffix
     offset = len(question.prefix)
     dialect = Dialect.at(text, offset)
@@ -56,14 +54,8 @@ async def answer(engine: Engine, question: FimQuestion, options: ServerOptions) 
                     max_candidates=question.candidates)
     query = build_query(text, offset, asked, invoked=question.candidates > 1,
                         related=_related(question.related), python=question.python, dialect=dialect)
-    try:
-        found = await asyncio.wait_for(
-            engine.answer("http:" + uuid.uuid4().hex, query, options.request_timeout_ms / 1000, question.states),
-            TOTAL_TIMEOUT_S)
-    except ModelUnavailable as exc:
-        raise ApiError(503, str(exc), "model_unavailable") from None
-    except (JobStopped, TimeoutError):
-        raise ApiError(504, "the model did not answer in time", "timeout") from None
+    found = await engine_reply(
+        engine.answer("http:" + uuid.uuid4().hex, query, options.request_timeout_ms / 1000, question.states))
     shown = select_suggestions(found.candidates, query.suffix, question.threshold, question.candidates)
     choices = [_choice(engine, dialect.to_document(s.text, query.prefix), s.confidence, question) for s in shown]
     if not choices:

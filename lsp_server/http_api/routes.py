@@ -1,5 +1,6 @@
 """The routes: OpenAI-shaped FIM completions (``/v1/fim/completions``, streamed and
-``diffusing``), llama.cpp's ``/infill``, ``/v1/models`` and ``/health``."""
+``diffusing``), next edits (``/v1/edit/completions``), llama.cpp's ``/infill``,
+``/v1/models`` and ``/health``."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
 from lsp_server.http_api.body import bounded, field, read_json, snippets, stop_strings
+from lsp_server.http_api.edit_answers import answer_edits, edit_choices, edit_question
 from lsp_server.http_api.errors import ApiError
 from lsp_server.http_api.fim_answers import MAX_TOKENS, FimQuestion, FimReply, answer
 from lsp_server.http_api.service import HttpService
@@ -116,6 +118,19 @@ def _completion(reply: FimReply, model: str) -> dict[str, Any]:
         "usage": {"prompt_tokens": reply.prompt_tokens, "completion_tokens": completion_tokens,
                   "total_tokens": reply.prompt_tokens + completion_tokens},
     }
+
+
+async def edit_completions(request: Request) -> Response:
+    """The next edit: ``{content, cursor, recent_edits, …}`` → ``{choices: [{index, edit:
+    {range, newText}, confidence}]}``, no choices when nothing clears the threshold."""
+    body = await read_json(request)
+    service = service_of(request)
+    model = field(body, "model", str, MODEL_NAME)
+    question = edit_question(body, service.options)
+    with service.admission.admitted():
+        edits = await _unless_disconnected(request, answer_edits(service.engine, question, service.options))
+    return JSONResponse({"id": "nedit-" + uuid.uuid4().hex[:24], "object": "edit.completion",
+                         "created": int(time.time()), "model": model, "choices": edit_choices(question, edits)})
 
 
 async def infill(request: Request) -> Response:

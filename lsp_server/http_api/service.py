@@ -12,6 +12,9 @@ from lsp_server.options import ServerOptions
 # Requests owed an answer at once. One model worker answers one at a time (~15–50 ms
 # each here), so 16 waiting is well under a second of queue.
 DEFAULT_MAX_PENDING = 16
+# Requests in the server at once, bodies being read included: each may hold 2 MB.
+IN_FLIGHT_PER_PENDING = 4
+MIN_IN_FLIGHT = 64
 
 
 @dataclass
@@ -21,3 +24,4 @@ class HttpService:
     admission: Admission = field(default_factory=lambda: Admission(DEFAULT_MAX_PENDING))
     started: int = field(default_factory=lambda: int(time.time()))
     api_key: str | None = None
+    max_in_flight: int = MIN_IN_FLIGHT
