@@ -344,3 +344,10 @@ def test_repeating_a_change_puts_its_proposals_in_buckets_of_their_own_except_a_
     history = [EditRecord("m.py", 0, "def f(count):\n", "def f(n):\n"),
                EditRecord("m.py", 1, "    a = count + 1\n", "    a = n + 1\n")]
     assert {e.calibration_key for e in pattern_proposals(lines_of(text), history)} == {"rename:near"}
+
+
+def test_an_argument_added_at_a_call_goes_to_the_other_calls_not_to_the_definition() -> None:
+    text = 'def fetch(url, retries=3):\n    return url\n\na = fetch("a", retries=5)\nb = fetch("b")\n'
+    history = [EditRecord("m.py", 3, 'a = fetch("a")\n', 'a = fetch("a", retries=5)\n')]
+    proposals = pattern_proposals(lines_of(text), history)
+    assert [(e.start_line, e.new_text) for e in proposals] == [(4, 'b = fetch("b", retries=5)\n')]

@@ -97,4 +97,5 @@ def test_a_hunk_adding_lines_names_the_line_they_follow() -> None:
     (hunk,) = parse_unified_diff("@@ -3,0 +4,2 @@\n+x = 1\n+y = 2\n")
     assert (hunk.at, hunk.old_lines, hunk.new_lines) == (3, [], ["x = 1", "y = 2"])
     assert recent_history("a\nb\nc\nx = 1\ny = 2\n", "a.py", parse_recent_edits([
-        "@@ -3,0 +4,2 @@\n+x = 1\n+y = 2\n"])) == (EditRecord("a.py", 3, "", "x = 1\ny = 2\n", True, 0, whole_lines=True),)
+        "@@ -3,0 +4,2 @@\n+x = 1\n+y = 2\n"])) == (
+            EditRecord("a.py", 3, "", "x = 1\ny = 2\n", True, 0, whole_lines=True),)
