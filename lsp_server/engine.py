@@ -222,17 +222,22 @@ class Engine:
         """FIM candidates for ``query``, best first."""
 
         def work(models: _Models, job: Job) -> list[ModelCandidate]:
-            from model.fim.completion_request import CompletionRequest
-
-            self._faults.check("fim")
-            self._faults.stall("fim_stall", job.should_stop)
-            request = CompletionRequest(query.prefix, query.suffix, query.candidates, query.canvas_size,
-                                        query.sampler_threshold, query.max_steps, min_confidence=query.min_confidence,
-                                        related=query.related, python=query.python)
-            return [ModelCandidate(c.text, c.confidence) for c in models.fim.complete(request, job.should_stop)
-                    if whole_characters(c.text)]
+            return self._candidates(models, job, query)
 
         return await self._run(FIM_JOB + key, work, timeout_s)
+
+    def _candidates(self, models: _Models, job: Job, query: FimQuery) -> list[ModelCandidate]:
+        """The FIM candidates of ``query`` (on the worker), best first: what both ``complete``
+        and ``answer`` give."""
+        from model.fim.completion_request import CompletionRequest
+
+        self._faults.check("fim")
+        self._faults.stall("fim_stall", job.should_stop)
+        request = CompletionRequest(query.prefix, query.suffix, query.candidates, query.canvas_size,
+                                    query.sampler_threshold, query.max_steps, min_confidence=query.min_confidence,
+                                    related=query.related, python=query.python)
+        return [ModelCandidate(c.text, c.confidence) for c in models.fim.complete(request, job.should_stop)
+                if whole_characters(c.text)]
 
     async def answer(self, key: str, query: FimQuery, timeout_s: float, with_states: bool) -> FimAnswer:
         """``complete``'s candidates and, ``with_states``, the canvas's intermediate states,
@@ -241,13 +246,7 @@ class Engine:
         def work(models: _Models, job: Job) -> FimAnswer:
             from model.fim.completion_request import CompletionRequest
 
-            self._faults.check("fim")
-            self._faults.stall("fim_stall", job.should_stop)
-            request = CompletionRequest(query.prefix, query.suffix, query.candidates, query.canvas_size,
-                                        query.sampler_threshold, query.max_steps, min_confidence=query.min_confidence,
-                                        related=query.related, python=query.python)
-            found = [ModelCandidate(c.text, c.confidence)
-                     for c in models.fim.complete(request, job.should_stop) if whole_characters(c.text)]
+            found = self._candidates(models, job, query)
             states: list[str] = []
             if with_states:
                 canvas_alone = CompletionRequest(query.prefix, query.suffix, 1, query.canvas_size,

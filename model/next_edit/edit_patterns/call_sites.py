@@ -9,11 +9,9 @@ from dataclasses import dataclass
 
 from model.next_edit.edit_patterns.changes import CALL_SITE, Change, PatternEdit
 from model.next_edit.edit_patterns.rename import is_rename
-from model.next_edit.edit_patterns.text import FUNCTION_HEADER, split_arguments, split_lines
+from model.next_edit.edit_patterns.text import DEFINING, FUNCTION_HEADER, split_arguments, split_lines
 
 _CALL = re.compile(r"([A-Za-z_][\w.]*)\(")
-# What stands before a name defined, not called: ``def fetch(url)`` takes no argument added at a call.
-_DEFINING = re.compile(r"\b(?:def|function|class)\s+\Z")
 
 
 def _calls(line: str) -> list[tuple[str, int, int]]:
@@ -88,8 +86,8 @@ def call_site_edits(lines: list[str], change: Change, edited: range, window: ran
         if row in edited or called not in line:
             continue
         for name, a, b in reversed(_calls(line)):
-            if name != argument_change.name or _DEFINING.search(line, 0, a - len(name) - 1):
-                continue
+            if name != argument_change.name or DEFINING.search(line, 0, a - len(name) - 1):
+                continue  # `def fetch(url)` takes no argument added at a call
             arguments = argument_change.apply(split_arguments(line[a:b]))
             if arguments is not None:
                 line = line[:a] + ", ".join(arguments) + line[b:]

@@ -9,7 +9,7 @@ from collections.abc import Container, Iterator
 
 from model.code_text import code_spans
 from model.next_edit.edit_patterns.changes import Change
-from model.next_edit.edit_patterns.text import FUNCTION_HEADER, indent_of
+from model.next_edit.edit_patterns.text import DEFINING, FUNCTION_HEADER, indent_of
 
 
 def _class_around(lines: list[str], row: int, in_strings: Container[int]) -> tuple[int, range, int] | None:
@@ -119,7 +119,6 @@ def binds(lines: list[str], rows: range, name: str) -> bool:
 
 
 VARIABLE, KEYWORD, DEFINED = "variable", "keyword", "defined"
-_DEFINING = re.compile(r"(?:\bdef|\bclass|\bfunction|\bfn|\bfunc)\s+\Z")
 
 
 def name_pattern(name: str) -> re.Pattern[str]:
@@ -131,7 +130,7 @@ def role(lines: list[str], row: int, start: int, name: str) -> str:
     keyword argument (``name=`` inside a call's parentheses on the line, or at depth 0 on a
     continuation line of a call); else ``VARIABLE`` (parameters, assignments, uses)."""
     line = lines[row]
-    if _DEFINING.search(line, 0, start):
+    if DEFINING.search(line, 0, start):
         return DEFINED
     if not re.match(r"\s*=(?!=)", line[start + len(name):]) or FUNCTION_HEADER.match(line):
         return VARIABLE

@@ -7,7 +7,7 @@ import re
 
 from model.code_text import indent_of, lsp_lines_with_ends
 
-__all__ = ["FUNCTION_HEADER", "indent_of", "split_arguments", "split_lines", "tokens_of"]
+__all__ = ["DEFINING", "FUNCTION_HEADER", "indent_of", "split_arguments", "split_lines", "tokens_of"]
 
 _TOKEN = re.compile(r"[A-Za-z_]\w*|\d[\w.]*|\s+|.", re.DOTALL)
 # A function's header in the languages the kinds read. Strict enough that a Python line
@@ -19,6 +19,9 @@ FUNCTION_HEADER = re.compile(
     r"|\s*(?:pub(?:\([\w:]+\))?\s+)?(?:async\s+)?(?:fn|func)\s+[\w(]"  # Rust's, Go's (`func (r *T) Name(`)
     r"|.*\bfunction\b\s*\*?\s*[\w$]*\s*\([^)]*\)\s*\{"  # JavaScript's function expression
     r"|.*=>")  # an arrow function
+# What stands right before a name that a line defines rather than uses or calls
+# (``def fetch(``, ``class Reader``, ``function load(``, ``fn main``, ``func Name``).
+DEFINING = re.compile(r"(?:\bdef|\bclass|\bfunction|\bfn|\bfunc)\s+\Z")
 
 
 def split_lines(text: str) -> list[str]:
