@@ -181,7 +181,7 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     configure_logging(args.verbose, args.log_file)
-    from model.fim.candidate_parse import ignore_candidate_warnings
+    from model.languages.python_parse import ignore_candidate_warnings
 
     ignore_candidate_warnings()
     try:

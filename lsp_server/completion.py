@@ -12,13 +12,14 @@ from lsp_server.options import ServerOptions
 from lsp_server.scheduling import RequestScheduler
 from lsp_server.suggestion_cache import Suggestion, SuggestionCache
 from model.fim.suffix_overlap import trim_suffix_overlap
+from model.languages import PYTHON, Language
 
 log = logging.getLogger(__name__)
 
 
 def build_query(
     text: str, offset: int, options: ServerOptions, invoked: bool, related: RelatedLines | None = None,
-    python: bool = True, dialect: Dialect | None = None,
+    language: Language = PYTHON, dialect: Dialect | None = None,
 ) -> FimQuery:
     """The model's question at ``offset``, its text in the model's dialect (``document_dialect.py``)."""
     prefix, suffix = (dialect or Dialect.at(text, offset)).to_model(text[:offset], text[offset:])
@@ -31,7 +32,7 @@ def build_query(
         max_steps=options.max_steps if invoked else min(options.max_steps, options.automatic_max_steps),
         min_confidence=options.confidence_threshold,
         related=related,
-        python=python,
+        language=language,
     )
 
 
@@ -72,13 +73,13 @@ class CompletionService:
 
     async def suggest(
         self, uri: str, text: str, offset: int, options: ServerOptions, invoked: bool,
-        related: RelatedLines | None = None, python: bool = True,
+        related: RelatedLines | None = None, language: Language = PYTHON,
     ) -> list[Suggestion]:
         """``related``: the workspace's other files, where copied lines may also come from;
-        ``python``: whether the document is Python. The suggestions are in the document's
+        ``language``: the document's. The suggestions are in the document's
         line breaks and indentation; the model and the cache see the model's."""
         dialect = Dialect.at(text, offset)
-        query = build_query(text, offset, options, invoked, related, python, dialect)
+        query = build_query(text, offset, options, invoked, related, language, dialect)
         variant = cache_variant(invoked, options)
         cached = self.cache.lookup(uri, query.prefix, query.suffix, variant)
         if cached is not None:
@@ -94,7 +95,7 @@ class CompletionService:
 
     def warm(
         self, uri: str, text: str, offset: int, options: ServerOptions, related: RelatedLines | None = None,
-        python: bool = True,
+        language: Language = PYTHON,
     ) -> None:
         """The user's cursor came to rest at ``offset`` (``redraft/cursor``): answer an
         Automatic request there at once, ahead of the typing. A request for the document
@@ -106,7 +107,7 @@ class CompletionService:
         cursor would stop (typing moves the cursor too)."""
         if self.engine.completing(uri):
             return
-        query = build_query(text, offset, options, False, related, python)
+        query = build_query(text, offset, options, False, related, language)
         variant = cache_variant(False, options)
         if self.cache.lookup(uri, query.prefix, query.suffix, variant) is None:
             self._speculate(uri, query, options, variant, pause_s=0.0)

@@ -14,6 +14,7 @@ from lsprotocol import types
 
 from lsp_server.faults import FaultPlan
 from model.code_text import LINE_BREAK, lsp_lines_with_ends
+from model.languages import Language, language_for
 
 # Hunks of one notification logged one by one (``DocumentStore.change``) at most: this many,
 # and this many characters of the document's texts kept meanwhile.
@@ -101,11 +102,10 @@ class Document:
     _starts: tuple[str, list[int]] | None = field(default=None, repr=False, compare=False)
 
     @property
-    def is_python(self) -> bool:
-        """Python by the editor's word, or by the file's name when it gave none."""
-        if self.language_id:
-            return self.language_id == "python"
-        return self.uri.split("?", 1)[0].endswith((".py", ".pyi"))
+    def language(self) -> Language | None:
+        """The document's language by the editor's word, or by the file's name when it gave
+        none; None for a language Redraft does not serve."""
+        return language_for(self.uri, self.language_id)
 
     @property
     def starts(self) -> list[int]:

@@ -29,6 +29,7 @@ from model.fim.fim_patterns import LineIndex as LineIndex
 from model.fim.fim_patterns import RelatedLines as RelatedLines
 from model.fim.run_index import RunIndex as RunIndex
 from model.fim.run_index import RunIndexBuilder as RunIndexBuilder
+from model.languages import PYTHON, Language
 from model.next_edit.edit_record import EditRecord as EditRecord
 
 if TYPE_CHECKING:
@@ -51,7 +52,7 @@ class FimQuery:
     max_steps: int
     min_confidence: float = 0.0  # candidates below it will not be shown: no need to refine their score
     related: RelatedLines | None = None  # the workspace's other files (copied lines)
-    python: bool = True  # the document is Python: a candidate's statement can be parsed
+    language: Language = PYTHON  # whose parser judges a candidate's statement
 
 
 @dataclass(frozen=True)
@@ -235,7 +236,7 @@ class Engine:
         self._faults.stall("fim_stall", job.should_stop)
         request = CompletionRequest(query.prefix, query.suffix, query.candidates, query.canvas_size,
                                     query.sampler_threshold, query.max_steps, min_confidence=query.min_confidence,
-                                    related=query.related, python=query.python)
+                                    related=query.related, language=query.language)
         return [ModelCandidate(c.text, c.confidence) for c in models.fim.complete(request, job.should_stop)
                 if whole_characters(c.text)]
 
@@ -252,7 +253,7 @@ class Engine:
                 canvas_alone = CompletionRequest(query.prefix, query.suffix, 1, query.canvas_size,
                                                  query.sampler_threshold, query.canvas_size, keep_trace=True,
                                                  copy_lines=False, left_to_right=False, drop_repeats=False,
-                                                 python=query.python)
+                                                 language=query.language)
                 traced = models.fim.complete(canvas_alone, job.should_stop)
                 states = list(traced[0].trace) if traced else []
             return FimAnswer(found, states)

@@ -14,7 +14,7 @@ from pygls.lsp.server import LanguageServer
 from pygls.uris import to_fs_path
 
 from lsp_server.completion import CompletionService
-from lsp_server.documents import DocumentStore, position_at
+from lsp_server.documents import Document, DocumentStore, position_at
 from lsp_server.edit_log import EditLog
 from lsp_server.engine import Engine
 from lsp_server.faults import FaultPlan
@@ -26,6 +26,7 @@ from lsp_server.stats import UsageStats, default_stats_path
 from lsp_server.suggestion_cache import SuggestionCache
 from lsp_server.watched_folders import WatchedFolders
 from lsp_server.workspace_lines import WorkspaceLines
+from model.languages import Language, served_names
 
 log = logging.getLogger(__name__)
 
@@ -50,11 +51,25 @@ class RedraftServer(LanguageServer):
                                       lambda uri: self.documents.get(uri) is not None)
         self.stats = UsageStats(default_stats_path())
         self._pending_messages: list[str] = []
+        self._told_unserved: set[str] = set()
         self._loop: asyncio.AbstractEventLoop | None = None
 
     @property
     def encoding(self) -> str:
         return str(self.workspace.position_encoding or types.PositionEncodingKind.Utf16)
+
+    def served_language(self, document: Document | None) -> Language | None:
+        """The document's language, if Redraft serves it. A document in another language gets
+        no suggestions; the log says so once for it, not on every keystroke."""
+        language = None if document is None else document.language
+        if document is not None and language is None and document.uri not in self._told_unserved:
+            self._told_unserved.add(document.uri)
+            log.info("%s is not served (language %r; served: %s)", document.uri, document.language_id or "unknown",
+                     served_names())
+        return language
+
+    def forget_unserved(self, uri: str) -> None:
+        self._told_unserved.discard(uri)
 
     def show_error(self, message: str) -> None:
         """A message the user should see (once per cause), e.g. a model that won't load.
@@ -124,6 +139,7 @@ def create_server(model_dir: Path | None = None) -> RedraftServer:
         ls.documents.close(params.text_document.uri)
         ls.suggestions.forget(params.text_document.uri)
         ls.scheduler.forget(params.text_document.uri)
+        ls.forget_unserved(params.text_document.uri)
 
     @server.feature(types.TEXT_DOCUMENT_INLINE_COMPLETION, types.InlineCompletionOptions())
     async def inline_completion(
@@ -131,7 +147,8 @@ def create_server(model_dir: Path | None = None) -> RedraftServer:
     ) -> types.InlineCompletionList | None:
         ls.faults.check("handler")
         document = ls.documents.get(params.text_document.uri)
-        if document is None:
+        language = ls.served_language(document)
+        if document is None or language is None:
             return None
         text, encoding, options = document.text, ls.encoding, ls.options
         offset = document.offset_at(params.position, encoding)
@@ -151,7 +168,7 @@ def create_server(model_dir: Path | None = None) -> RedraftServer:
                 replaced, lead = selected.range, selected.text
         related = ls.workspace_lines.related(file_path(document.uri))
         suggestions = await ls.completions.suggest(document.uri, text, offset, options, invoked, related,
-                                                   document.is_python)
+                                                   language)
         if not suggestions:
             return None
         if replaced is None:
@@ -170,7 +187,7 @@ def create_server(model_dir: Path | None = None) -> RedraftServer:
     async def next_edit(ls: RedraftServer, params: Any) -> dict[str, Any] | None:
         request = parse_params(params)
         document = ls.documents.get(request.uri)
-        if document is None:
+        if document is None or ls.served_language(document) is None:
             return None
         items = await ls.next_edits.suggest(document, request, ls.options, ls.encoding)
         ls.stats.shown("next_edit", [item["id"] for item in items])
@@ -184,11 +201,12 @@ def create_server(model_dir: Path | None = None) -> RedraftServer:
             log.warning("ignored a %s notification: %s", CURSOR, exc)  # a notification gets no answer
             return
         document = ls.documents.get(at.uri)
-        if document is None:
+        language = ls.served_language(document)
+        if document is None or language is None:
             return
         offset = document.offset_at(types.Position(at.line, at.character), ls.encoding)
         ls.completions.warm(document.uri, document.text, offset, ls.options,
-                            ls.workspace_lines.related(file_path(document.uri)), document.is_python)
+                            ls.workspace_lines.related(file_path(document.uri)), language)
 
     @server.feature(FEEDBACK)
     def feedback(ls: RedraftServer, params: Any) -> None:

@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 
 from model.fim.calibrate import precision_curve, precision_table
 from model.fim.calibration import FEATURE_NAMES, Calibrator, fit
-from model.fim.candidate_parse import ignore_candidate_warnings, parses
+from model.languages.python_parse import ignore_candidate_warnings, parses
 
 
 def test_the_calibrator_learns_that_confident_candidates_are_right() -> None:
@@ -54,7 +54,7 @@ def test_nothing_shown_above_every_confidence_has_no_precision() -> None:
 
 def test_the_parse_check_is_measured_only_when_it_could_matter() -> None:
     from model.fim.calibration import features, with_parse_check
-    from model.fim.cursor_statement import UNKNOWN_PARSE, CursorStatement
+    from model.languages.python_statement import UNKNOWN_PARSE, CursorStatement
     from model.sampler import Denoised
 
     run = Denoised(tokens=[5, 6, 1], probabilities=[0.5, 0.4, 0.9], steps=2)
@@ -69,7 +69,7 @@ def test_the_parse_check_is_measured_only_when_it_could_matter() -> None:
 
 
 def test_a_middle_that_finishes_the_cursor_s_statement_parses_with_it() -> None:
-    from model.fim.cursor_statement import MAX_PARSED_CHARS, UNKNOWN_PARSE, statement_parses
+    from model.languages.python_statement import MAX_PARSED_CHARS, UNKNOWN_PARSE, statement_parses
 
     prefix = "import os\n\n\ndef f(items):\n    total = len(it"
     assert statement_parses(prefix, "ems)", "\n    return total\n") == 1.0  # the line is finished
@@ -79,7 +79,7 @@ def test_a_middle_that_finishes_the_cursor_s_statement_parses_with_it() -> None:
 
 
 def test_a_middle_breaks_its_statement_only_if_nothing_typed_later_could_mend_it() -> None:
-    from model.fim.cursor_statement import CursorStatement, with_awaited_body
+    from model.languages.python_statement import CursorStatement, with_awaited_body
 
     def breaks(prefix: str, middle: str, suffix: str = "\n") -> bool:
         return CursorStatement(prefix, suffix).breaks_with(middle)
@@ -107,7 +107,7 @@ def test_a_middle_breaks_its_statement_only_if_nothing_typed_later_could_mend_it
 
 
 def test_an_else_clause_at_column_0_belongs_to_the_statement_above() -> None:
-    from model.fim.cursor_statement import statement_around
+    from model.languages.python_statement import statement_around
 
     before, after = statement_around("if sys.version_info >= (3, 11):\n    import tomllib\nelse:\n    import to",
                                      "ml\nx = 1\n")
@@ -115,7 +115,7 @@ def test_an_else_clause_at_column_0_belongs_to_the_statement_above() -> None:
 
 
 def test_a_decorated_definition_is_one_statement_with_its_decorators() -> None:
-    from model.fim.cursor_statement import statement_around
+    from model.languages.python_statement import statement_around
 
     above = "import pytest\n\n\n@pytest.mark.parametrize(\n    'x',\n    [1, 2],\n)\n@slow\n"
     before, after = statement_around(above + "def test_it(x):\n    assert x", " > 0\n\n\ndef other():\n    pass\n")
@@ -126,7 +126,7 @@ def test_a_decorated_definition_is_one_statement_with_its_decorators() -> None:
 
 
 def test_in_a_class_the_method_around_the_cursor_is_parsed_alone() -> None:
-    from model.fim.cursor_statement import MAX_PARSED_CHARS, statement_around, statement_parses
+    from model.languages.python_statement import MAX_PARSED_CHARS, statement_around, statement_parses
 
     methods = "".join(f"    def method_{n}(self):\n        return {n}\n\n" for n in range(MAX_PARSED_CHARS // 40))
     prefix = f'class Box:\n    """A box.\n\n    size = 3\n    """\n\n{methods}'
@@ -140,7 +140,7 @@ def test_in_a_class_the_method_around_the_cursor_is_parsed_alone() -> None:
 
 
 def test_a_class_body_starts_after_its_header_and_its_docstring_is_not_code() -> None:
-    from model.fim.cursor_statement import statement_around
+    from model.languages.python_statement import statement_around
 
     header = "class Result(\n    Base[int],\n    ", "Other,\n):\n    x = 1\n"
     assert statement_around(*header) == header  # the cursor in the header: the whole class
@@ -154,7 +154,7 @@ def test_a_class_body_starts_after_its_header_and_its_docstring_is_not_code() ->
 
 
 def test_a_long_string_closing_at_column_0_neither_starts_nor_ends_a_top_level_statement() -> None:
-    from model.fim.cursor_statement import statement_around, statement_parses
+    from model.languages.python_statement import statement_around, statement_parses
 
     # After a module docstring the statement starts where the docstring opened, not at its closing quotes.
     prefix = '#!/usr/bin/env python\n"""Usage:\n  tool FILE\n\nOptions:\n  -h\n"""\n'
@@ -170,7 +170,7 @@ def test_a_long_string_closing_at_column_0_neither_starts_nor_ends_a_top_level_s
 
 
 def test_a_middle_that_opens_a_docstring_is_parsed_with_the_lines_it_makes_a_string() -> None:
-    from model.fim.cursor_statement import statement_parses
+    from model.languages.python_statement import statement_parses
 
     prefix = "import os\n\n\ndef delta(value"
     suffix = 'specific errors\n    """\n    return value\n\n\nclass Other:\n    pass\n'
@@ -179,7 +179,7 @@ def test_a_middle_that_opens_a_docstring_is_parsed_with_the_lines_it_makes_a_str
 
 
 def test_a_half_typed_clause_is_parsed_with_the_statement_it_goes_on() -> None:
-    from model.fim.cursor_statement import statement_parses
+    from model.languages.python_statement import statement_parses
 
     prefix = "try:\n    import mako\nex"
     assert statement_parses(prefix, "cept ImportError:", "\n    mako = None\n") == 1.0
@@ -195,7 +195,7 @@ def test_a_half_typed_clause_is_parsed_with_the_statement_it_goes_on() -> None:
     ("def f():\n    x = (\n        1", "\n    y = 2:", "\n"),  # any line of the middle
 ])
 def test_a_colon_ending_a_line_that_is_no_header_is_stray(prefix: str, middle: str, suffix: str) -> None:
-    from model.fim.cursor_statement import CursorStatement
+    from model.languages.python_statement import CursorStatement
 
     assert CursorStatement(prefix, suffix).ends_with_a_stray_colon(middle)
 
@@ -219,7 +219,7 @@ def test_a_colon_ending_a_line_that_is_no_header_is_stray(prefix: str, middle: s
     ("def f():\n    ", "return 1\n", "    assert x:\n"),
 ])
 def test_a_colon_ending_a_header_or_joined_to_the_next_line_is_not(prefix: str, middle: str, suffix: str) -> None:
-    from model.fim.cursor_statement import CursorStatement
+    from model.languages.python_statement import CursorStatement
 
     assert not CursorStatement(prefix, suffix).ends_with_a_stray_colon(middle)
 
@@ -238,7 +238,7 @@ def test_a_colon_ending_a_header_or_joined_to_the_next_line_is_not(prefix: str, 
     ("    try:\n        x = 1\n    e", "lse_value = 2", False),  # a name, not the clause
 ])
 def test_a_clause_right_under_a_header_that_refuses_it_is_ruled_out(above: str, middle: str, refused: bool) -> None:
-    from model.fim.cursor_statement import CursorStatement
+    from model.languages.python_statement import CursorStatement
 
     statement = CursorStatement("def f():\n" + above, "\n")
     assert statement.opens_a_clause_its_header_refuses(middle) == refused
@@ -246,14 +246,14 @@ def test_a_clause_right_under_a_header_that_refuses_it_is_ruled_out(above: str, 
 
 
 def test_nothing_is_parsed_in_a_docstring() -> None:
-    from model.fim.cursor_statement import UNKNOWN_PARSE, statement_parses
+    from model.languages.python_statement import UNKNOWN_PARSE, statement_parses
 
     assert statement_parses('"""Usage:\nprog run <file>\n\nOptions:\n  -h  Show', " help.", '\n"""\n') == UNKNOWN_PARSE
     assert statement_parses('"""Usage."""\nx = (1', ", 2)", "\n") == 1.0
 
 
 def test_a_list_item_ends_with_a_comma_as_the_items_around_it_do() -> None:
-    from model.fim.cursor_statement import ends_unlike_its_siblings, statement_parses
+    from model.languages.python_statement import ends_unlike_its_siblings, statement_parses
 
     prefix = "CHANGES = [\n    ('old_value', 'value', None),\n    ('old_type', 'type', Non"
     suffix = "\n    ('new_path', 'path', None),\n]\n"
@@ -266,7 +266,7 @@ def test_a_list_item_ends_with_a_comma_as_the_items_around_it_do() -> None:
 
 
 def test_the_first_item_ends_with_a_comma_when_the_item_below_does() -> None:
-    from model.fim.cursor_statement import ends_unlike_its_siblings
+    from model.languages.python_statement import ends_unlike_its_siblings
 
     prefix = "CHANGES = [\n    ('old_type', 'type', Non"
     suffix = "\n    ('new_path', 'path', None),\n]\n"
@@ -279,7 +279,7 @@ def test_the_first_item_ends_with_a_comma_when_the_item_below_does() -> None:
 
 
 def test_a_middle_that_puts_two_strings_side_by_side_does_not_count_as_parsing() -> None:
-    from model.fim.cursor_statement import joins_string_literals, statement_parses
+    from model.languages.python_statement import joins_string_literals, statement_parses
 
     prefix = '__all__ = [\n    "Box",\n    "DDBox"'
     assert joins_string_literals(prefix, '""', "\n]\n") and statement_parses(prefix, '""', "\n]\n") == 0.0
@@ -313,7 +313,7 @@ _LINES = ("class A:", "class B(\n    Base,\n):", "    def f(self):", "    @prope
 @given(st.lists(st.sampled_from(_LINES), max_size=25), st.data())
 def test_the_statement_around_the_cursor_is_a_slice_of_the_text_around_it(
         lines: list[str], data: st.DataObject) -> None:
-    from model.fim.cursor_statement import statement_around
+    from model.languages.python_statement import statement_around
 
     text = "\n".join(lines) + "\n"
     cursor = data.draw(st.integers(0, len(text)))

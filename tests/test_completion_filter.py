@@ -2,6 +2,7 @@ from lsp_server.completion import select_suggestions
 from lsp_server.engine import ModelCandidate
 from lsp_server.options import ServerOptions, parse_options
 from model.fim.suffix_overlap import repeats_a_neighbour, repeats_the_document, trim_suffix_overlap
+from model.languages import PYTHON, TYPESCRIPT
 
 
 def test_text_repeating_the_closing_bracket_already_there_is_trimmed() -> None:
@@ -56,12 +57,12 @@ def test_as_you_type_requests_get_the_automatic_step_cap_and_invoked_ones_the_fu
     assert build_query("x = ", 4, lower, invoked=False).max_steps == 2  # never above maxSteps
 
 
-def test_the_query_says_whether_the_document_is_python() -> None:
+def test_the_query_carries_the_document_s_language() -> None:
     from lsp_server.completion import build_query
 
     options, _ = parse_options({})
-    assert build_query("x = ", 4, options, invoked=False).python
-    assert not build_query("x = ", 4, options, invoked=False, python=False).python
+    assert build_query("x = ", 4, options, invoked=False).language is PYTHON
+    assert build_query("x = ", 4, options, invoked=False, language=TYPESCRIPT).language is TYPESCRIPT
 
 
 def test_an_answer_that_writes_the_line_already_below_or_above_the_cursor_repeats_a_neighbour() -> None:

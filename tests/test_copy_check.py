@@ -12,7 +12,6 @@ from model.fim.calibrate_sources import calibrate_copy_check
 from model.fim.calibration import Calibrator
 from model.fim.completion_request import CompletionRequest
 from model.fim.copy_check import CHECK_FEATURES, CONFIG_KEY, check_features
-from model.fim.cursor_statement import UNKNOWN_PARSE
 from model.fim.fim_patterns import (
     AGREE_1,
     AGREE_3,
@@ -23,6 +22,7 @@ from model.fim.fim_patterns import (
     RelatedLines,
 )
 from model.fim.inference import FimCompleter
+from model.languages import JAVASCRIPT, UNKNOWN_PARSE
 from model.model_folder import SHIPPED_DIR
 from model.runtime.served_model import ServedModel
 from model.runtime.serving import load_served_model
@@ -80,9 +80,9 @@ def test_a_copy_that_breaks_its_statement_is_less_confident(tokenizer_free_netwo
     breaks = {c.text: c for c in completer.complete(CompletionRequest(ONE, stray, candidates=3))}
     assert mends.confidence == pytest.approx(check([0.0, 0.0, 0.0, 0.0, 1.0]))
     assert breaks["ue = compute(1)"].features[-1] == 0.0
-    # Not Python: nothing is parsed, the feature stays unknown.
-    other = {c.text: c for c in completer.complete(CompletionRequest(ONE, stray, candidates=3, python=False))}
-    assert other["ue = compute(1)"].features[-1] == UNKNOWN_PARSE
+    # Another language's parser judges it: in JavaScript an indented ``pass`` is a statement.
+    other = {c.text: c for c in completer.complete(CompletionRequest(ONE, stray, candidates=3, language=JAVASCRIPT))}
+    assert other["ue = compute(1)"].features[-1] == 1.0
     # The server's threshold: a copy that can't reach it either way is not parsed.
     unreachable = Calibrator((0.0, 0.0, 0.0, 0.0, 1.0), -5.0)
     served = _completer(tokenizer_free_network, unreachable).complete(

@@ -75,11 +75,20 @@ def test_line_starts_updated_for_a_change_equal_a_full_rescan() -> None:
             (before, start, end, after)
 
 
-def test_a_document_is_python_by_the_editor_s_language_or_else_by_its_name() -> None:
-    assert Document("file:///a/b.py", "").is_python and Document("file:///a/b.pyi", "").is_python
-    assert Document("untitled:Untitled-1", "", language_id="python").is_python
-    assert not Document("file:///a/b.py", "", language_id="plaintext").is_python
-    assert not Document("file:///a/b.ts", "").is_python and not Document("untitled:1", "").is_python
+def test_a_document_s_language_is_the_editor_s_word_or_else_its_name_s() -> None:
+    from model.languages import JAVASCRIPT, PYTHON, TSX, TYPESCRIPT
+
+    assert Document("file:///a/b.py", "").language is PYTHON and Document("file:///a/b.pyi", "").language is PYTHON
+    assert Document("untitled:Untitled-1", "", language_id="python").language is PYTHON
+    assert Document("file:///a/b.ts", "").language is TYPESCRIPT and Document("file:///a/b.tsx", "").language is TSX
+    for name in ("b.js", "b.mjs", "b.cjs", "b.jsx"):
+        assert Document(f"file:///a/{name}", "").language is JAVASCRIPT
+    assert Document("untitled:1", "", language_id="javascriptreact").language is JAVASCRIPT
+    assert Document("untitled:1", "", language_id="typescriptreact").language is TSX
+    # Not served: a language Redraft has no parser for, a file set to plain text, no name at all.
+    assert Document("file:///a/b.go", "", language_id="go").language is None
+    assert Document("file:///a/b.py", "", language_id="plaintext").language is None
+    assert Document("file:///a/b.rs", "").language is None and Document("untitled:1", "").language is None
 
 
 def test_whole_lines_sent_unchanged_at_a_change_s_edges_are_counted() -> None:

@@ -112,7 +112,7 @@ def test_the_parse_check_runs_only_when_it_can_change_what_the_server_shows(
 ) -> None:
     import model.fim.inference
     from model.fim.calibration import FEATURE_NAMES, Calibrator
-    from model.fim.cursor_statement import CursorStatement
+    from model.languages.python_statement import CursorStatement
 
     completer = _completer(tokenizer_free_network, {})
     completer.calibrator = Calibrator((0.0,) * len(FEATURE_NAMES), -5.0)  # 0.007, whatever the parse

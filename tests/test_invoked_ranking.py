@@ -20,7 +20,7 @@ from model.runtime.serving import load_served_model
 def _as_the_engine_asks(query: FimQuery) -> CompletionRequest:
     return CompletionRequest(query.prefix, query.suffix, query.candidates, query.canvas_size, query.sampler_threshold,
                              query.max_steps, min_confidence=query.min_confidence, related=query.related,
-                             python=query.python)
+                             language=query.language)
 
 
 @pytest.fixture(scope="module")

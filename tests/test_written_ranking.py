@@ -153,8 +153,8 @@ def test_the_completer_offers_it_once_calibrated(tokenizer_free_network: TorchSe
 def test_the_same_line_written_with_other_tokens_keeps_its_own_probabilities() -> None:
     """The server's ranking measures a text's parse once, but each way of writing it is
     valued by its own token probabilities."""
-    from model.fim.cursor_statement import CursorStatement
     from model.fim.written_ranking import ByConfidence
+    from model.languages.python_statement import CursorStatement
 
     check = Calibrator(tuple(1.0 if name == "mean_logp" else 0.0 for name in FEATURE_NAMES), 1.0)
     prefix, suffix = "def f(x):\n    return ", "\n"

@@ -12,6 +12,7 @@ from lsp_server.document_dialect import Dialect
 from lsp_server.engine import Engine, LineIndex, RelatedLines, RunIndexBuilder
 from lsp_server.http_api.errors import engine_reply
 from lsp_server.options import ServerOptions
+from model.languages import PYTHON, Language
 
 MAX_TOKENS = 64  # the largest canvas the model was trained on
 
@@ -25,7 +26,7 @@ class FimQuestion:
     candidates: int = 1
     stop: list[str] = field(default_factory=list)
     related: dict[str, str] = field(default_factory=dict)  # other files: path → text
-    python: bool = True
+    language: Language = PYTHON
     states: bool = False  # the canvas's intermediate states too (``diffusing``)
 
 
@@ -53,7 +54,7 @@ async def answer(engine: Engine, question: FimQuestion, options: ServerOptions) 
     asked = replace(options, canvas_tokens=canvas, confidence_threshold=question.threshold,
                     max_candidates=question.candidates)
     query = build_query(text, offset, asked, invoked=question.candidates > 1,
-                        related=_related(question.related), python=question.python, dialect=dialect)
+                        related=_related(question.related), language=question.language, dialect=dialect)
     found = await engine_reply(
         engine.answer("http:" + uuid.uuid4().hex, query, options.request_timeout_ms / 1000, question.states))
     shown = select_suggestions(found.candidates, query.suffix, question.threshold, question.candidates)

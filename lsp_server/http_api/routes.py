@@ -17,9 +17,10 @@ from starlette.responses import JSONResponse, Response
 
 from lsp_server.http_api.body import bounded, field, read_json, snippets, stop_strings
 from lsp_server.http_api.edit_answers import answer_edits, edit_choices, edit_question
-from lsp_server.http_api.errors import ApiError
+from lsp_server.http_api.errors import ApiError, bad_request
 from lsp_server.http_api.fim_answers import MAX_TOKENS, FimQuestion, FimReply, answer
 from lsp_server.http_api.service import HttpService
+from model.languages import PYTHON, Language, language_for, language_named, served_names
 
 MODEL_NAME = "redraft"
 DISCONNECT_POLL_S = 0.05
@@ -54,7 +55,7 @@ async def fim_completions(request: Request) -> Response:
         candidates=bounded(body, "n", int, 1, 5, 1),
         stop=stop_strings(body),
         related=snippets(body, "related", "path"),
-        python=_python(body),
+        language=_language(body),
         states=field(body, "diffusing", bool, False),
     )
     stream = field(body, "stream", bool, False) or question.states
@@ -203,10 +204,21 @@ def _infill_reply(content: str, stop_type: str, prompt_n: int, predicted_n: int,
     }
 
 
-def _python(body: dict[str, Any]) -> bool:
-    language = field(body, "language", str, "python")
-    path = field(body, "path", str, "")
-    return language.lower() == "python" and (not path or path.endswith((".py", ".pyi")))
+def _language(body: dict[str, Any]) -> Language:
+    """The request's ``language`` (a name or an editor's language id), else its ``path``'s;
+    Python when it names neither. A language Redraft does not serve is a 400."""
+    name, path = field(body, "language", str, ""), field(body, "path", str, "")
+    if name:
+        found = language_named(name)
+        if found is None:
+            raise bad_request(f"'language' {name!r} is not served (served: {served_names()})")
+        return found
+    if not path:
+        return PYTHON
+    found = language_for(path)
+    if found is None:
+        raise bad_request(f"'path' {path!r} is in a language that is not served (served: {served_names()})")
+    return found
 
 
 async def _unless_disconnected(request: Request, work: Awaitable[T]) -> T:

@@ -13,7 +13,6 @@ from model.data.corpus import SourceFile
 from model.fim.calibrate import fit_half_and_report, network_alone, percent, precision_curve, with_workspace
 from model.fim.completion_request import AS_YOU_TYPE_MAX_STEPS, CompletionRequest
 from model.fim.copy_check import CHECK_FEATURES, CHECKED_KINDS, CONFIG_KEY
-from model.fim.cursor_statement import statement_parses
 from model.fim.fim_patterns import COPY_KINDS, RelatedLines, copy_candidate
 from model.fim.held_out_cases import dev_cases, same_code
 from model.fim.inference import FimCompleter
@@ -28,6 +27,7 @@ from model.fim.phrase_table import KIND as PHRASE
 from model.fim.phrase_table import PHRASE_FEATURES
 from model.fim.shown_calibration import CONFIG_KEY as SHOWN_KEY
 from model.fim.shown_calibration import Win, fit_shown, source_of
+from model.languages.python_statement import statement_parses
 from model.model_folder import store_calibration
 from model.runtime.serving import load_served_model
 

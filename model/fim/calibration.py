@@ -3,7 +3,7 @@
 Features of one decoded candidate (all cheap, all from the sampler or the text):
 mean and minimum log-probability at commit, length in tokens, steps per token, whether
 the probability of ending was high, and whether the statement around the cursor still
-parses as Python when it parsed without the candidate (``cursor_statement.py``). Fitted
+parses when it parsed without the candidate (``model/languages``). Fitted
 on held-out code, so that a threshold on the confidence means a precision.
 Stored in the model folder's config.json.
 """
@@ -16,11 +16,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from model.fim.cursor_statement import UNKNOWN_PARSE, CursorStatement
+from model.languages.python_statement import CursorStatement
+from model.languages.statement import UNKNOWN_PARSE, StatementCheck
 from model.sampler import Denoised
 
 FEATURE_NAMES = ("mean_logp", "min_logp", "log_length", "steps_per_token", "end_logp", "parses")
-PARSES = len(FEATURE_NAMES) - 1  # the parse feature's index (cursor_statement.py)
+PARSES = len(FEATURE_NAMES) - 1  # the parse feature's index (languages/python_statement.py)
 
 
 def features(run: Denoised, end_ids: frozenset[int], prefix: str, middle: str, suffix: str,
@@ -41,21 +42,18 @@ def features(run: Denoised, end_ids: frozenset[int], prefix: str, middle: str, s
     return with_parse_check(values, CursorStatement(prefix, suffix), middle) if check_parse else values
 
 
-def with_parse_check(values: list[float], statement: CursorStatement, middle: str) -> list[float]:
-    """``values`` with the parse feature measured (``CursorStatement.still_parses``)."""
+def with_parse_check(values: list[float], statement: StatementCheck, middle: str) -> list[float]:
+    """``values`` with the parse feature measured (``StatementCheck.still_parses``)."""
     return [*values[:PARSES], statement.still_parses(middle)]
 
 
 def parse_checked(
-    check: Calibrator, values: list[float], at: int, python: bool, floor: float | None,
-    statement: CursorStatement, text: str,
+    check: Calibrator, values: list[float], at: int, floor: float | None, statement: StatementCheck, text: str,
 ) -> list[float]:
     """``values`` of another source's calibrator (``check``) with its statement-parses
-    feature (index ``at``, ``CursorStatement.parses_with``) measured: for Python only, and
-    for the server only when the parse can bring ``text`` up to its threshold (``floor``,
-    on the source's own confidence)."""
-    if not python:
-        return values
+    feature (index ``at``, ``StatementCheck.parses_with``) measured; for the server only
+    when the parse can bring ``text`` up to its threshold (``floor``, on the source's own
+    confidence)."""
     if floor is not None and check.with_either_parse(values, at)[1] < floor:
         return values
     return [*values[:at], statement.parses_with(text), *values[at + 1:]]

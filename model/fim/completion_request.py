@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from model.fim.fim_patterns import RelatedLines
+from model.languages import PYTHON, Language
 from model.sampler import CommitRule
 
 
@@ -46,9 +47,8 @@ class CompletionRequest:
     # the parse check (~1.6 ms a request) is skipped when it can't change what is shown.
     # None (calibration, the CLI): every candidate's exact confidence is wanted.
     min_confidence: float | None = None
-    # Python: a copy's or continuation's statement is parsed with it in place; other
-    # languages leave that feature unknown.
-    python: bool = True
+    # The document's language: its parser says whether a candidate's statement parses.
+    language: Language = PYTHON
     # Drop a candidate that repeats a line the document has next to the cursor or a top-level
     # definition (suffix_overlap.py), which may leave none; False: the network's answer as
     # it is, always one (benchmarks and calibration of the network alone).

@@ -18,7 +18,6 @@ import numpy as np
 
 from model.fim.calibration import Calibrator, features, with_parse_check
 from model.fim.completion_request import MAX_CONFIDENCE, Cancelled, Candidate, CompletionRequest, merged
-from model.fim.cursor_statement import CursorStatement
 from model.fim.left_to_right import CONFIG_KEY as LEFT_TO_RIGHT_KEY
 from model.fim.left_to_right import FEATURE_NAMES as LEFT_TO_RIGHT_FEATURES
 from model.fim.left_to_right import KIND as LEFT_TO_RIGHT
@@ -33,6 +32,7 @@ from model.fim.suffix_overlap import repeats_the_document
 from model.fim.token_healing import first_position, written_after
 from model.fim.written_ranking import ByConfidence, most_confident
 from model.formats import ContextBudget, PrefixCut, context_cut, context_ids, middle_from_canvas
+from model.languages.statement import StatementCheck
 from model.runtime.canvas_room import Cache, Room, RoomMemory
 from model.runtime.served_model import ServedModel
 from model.sampler import Denoised, SamplerSettings, denoise
@@ -125,7 +125,7 @@ class FimCompleter:
         settings = SamplerSettings(request.canvas_size, request.threshold, request.max_steps, request.rule,
                                    request.length_first, request.freeze_tail)
         ids, room = self.prepare(request.prefix, request.suffix, settings.canvas_size)
-        statement = CursorStatement(request.prefix, request.suffix)  # found once, if a check needs it
+        statement = request.language.statement(request.prefix, request.suffix)  # found once, if a check needs it
         tok = self.tokenizer
         run, continuations = self._denoised_and_continued(room, settings, request, copied, should_stop)
         if room.pending is None:  # the first pass ran: the context is encoded, keep it
@@ -185,7 +185,7 @@ class FimCompleter:
             raise
         return running.result(), continuations
 
-    def _scored(self, run: Denoised, request: CompletionRequest, statement: CursorStatement, alone: bool) -> Candidate:
+    def _scored(self, run: Denoised, request: CompletionRequest, statement: StatementCheck, alone: bool) -> Candidate:
         """A denoised canvas as a candidate, as confident as the canvas's calibrator says
         (``alone``: no other candidate to rank it against, see ``_needs_parse_check``)."""
         text = middle_from_canvas(self.tokenizer, run.tokens)
@@ -199,11 +199,11 @@ class FimCompleter:
         return Candidate(text, confidence, run.steps, length, trace, values)
 
     def _ranked(self, candidates: list[Candidate], request: CompletionRequest,
-                statement: CursorStatement) -> list[Candidate]:
+                statement: StatementCheck) -> list[Candidate]:
         """Most confident first, as shown (``_as_shown``), one per text; without a line the
         document already has next to the cursor or a second top-level definition of a name,
-        which are almost never what goes there, and, in Python, without a candidate that
-        could be shown and that syntax rules out (``CursorStatement.rules_out``): the
+        which are almost never what goes there, and without a candidate that
+        could be shown and that syntax rules out (``StatementCheck.rules_out``): the
         calibrators read the parse as one feature among others, so a continuation the file
         repeats everywhere kept 0.75 with its statement broken (``super().__init__(*args,
         **kwargs)`` + ``:``)."""
@@ -214,7 +214,7 @@ class FimCompleter:
         for candidate in sorted((self._as_shown(c) for c in candidates), key=lambda c: c.confidence, reverse=True):
             if any(c.text == candidate.text for c in ranked):
                 continue
-            if request.drop_repeats and request.python and candidate.confidence >= floor \
+            if request.drop_repeats and candidate.confidence >= floor \
                     and statement.rules_out(candidate.text):
                 continue
             ranked.append(candidate)
@@ -269,7 +269,7 @@ class FimCompleter:
 
     def _written_lines(
         self, ids: list[int], room: Room, request: CompletionRequest, network_text: str, other_texts: list[str],
-        statement: CursorStatement, should_stop: Callable[[], bool],
+        statement: StatementCheck, should_stop: Callable[[], bool],
     ) -> list[Candidate]:
         """The ``request.candidates`` lines the next-token head's beam search finished that
         are most confident, most confident first, each

@@ -33,8 +33,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from model.fim.cursor_statement import CursorStatement
 from model.formats import middle_from_canvas
+from model.languages.python_statement import CursorStatement
 from model.runtime.canvas_room import Room
 from model.runtime.served_model import ServingNetwork
 from model.sampler import without_tokens

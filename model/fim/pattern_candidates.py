@@ -14,7 +14,6 @@ from model.fim.calibration import Calibrator, parse_checked
 from model.fim.completion_request import MAX_CONFIDENCE, Candidate, CompletionRequest
 from model.fim.copy_check import CHECK_FEATURES, CHECKED_KINDS, CONFIG_KEY, check_features
 from model.fim.copy_check import STATEMENT_PARSES_AT as COPY_PARSES_AT
-from model.fim.cursor_statement import UNKNOWN_PARSE, CursorStatement
 from model.fim.fim_patterns import COPY_KINDS, RelatedLines, copy_candidate
 from model.fim.line_continuation import CONFIG_KEY as CONTINUATION_KEY
 from model.fim.line_continuation import CONTINUATION_FEATURES, Continuation, LineContinuer
@@ -25,6 +24,7 @@ from model.fim.phrase_table import KIND as PHRASE
 from model.fim.phrase_table import PHRASE_FEATURES, PhraseTable, phrase_features
 from model.fim.shown_calibration import COPY, ShownCalibration
 from model.fim.suffix_overlap import repeats_the_document
+from model.languages.statement import UNKNOWN_PARSE, StatementCheck
 from model.sampler import Denoised
 from model.tokenizer import CodeTokenizer
 
@@ -84,14 +84,14 @@ class PatternCandidates:
         return check_features(first_pass, self.tokenizer.encode(text), self.tokenizer.end_of_middle_id, kind, parsed)
 
     def checked(self, copied: Candidate, check: Calibrator, first_pass: np.ndarray,
-                request: CompletionRequest, statement: CursorStatement) -> Candidate:
+                request: CompletionRequest, statement: StatementCheck) -> Candidate:
         """A weakly supported copy, its confidence from the network's second opinion
         (``copy_check.py``) and whether its statement parses with it."""
         values = self.copy_check_features(copied.text, copied.copied, first_pass)
         if values is None:
             return copied
         floor = self.shown.source_threshold(COPY, request.min_confidence)
-        values = parse_checked(check, values, COPY_PARSES_AT, request.python, floor, statement, copied.text)
+        values = parse_checked(check, values, COPY_PARSES_AT, floor, statement, copied.text)
         return replace(copied, confidence=min(MAX_CONFIDENCE, check(values)), features=values)
 
     def continuations(self, prefix: str, suffix: str, related: RelatedLines | None = None) -> list[Continuation]:
@@ -107,7 +107,7 @@ class PatternCandidates:
 
     def continued(
         self, continuation: Continuation, network_run: Denoised, network_text: str, request: CompletionRequest,
-        statement: CursorStatement, offered: list[Continuation],
+        statement: StatementCheck, offered: list[Continuation],
     ) -> Candidate | None:
         """A continuation of the line (``line_continuation.py``, ``phrase_table.py``), as
         confident as its calibrator says from its support, the network's first pass,
@@ -121,7 +121,7 @@ class PatternCandidates:
         if values is None:
             return None
         floor = self.shown.source_threshold(continuation.kind, request.min_confidence)
-        values = parse_checked(check, values, CONTINUATION_PARSES_AT, request.python, floor, statement,
+        values = parse_checked(check, values, CONTINUATION_PARSES_AT, floor, statement,
                                continuation.text)
         length = len(self.tokenizer.encode(continuation.text))
         return Candidate(continuation.text, min(MAX_CONFIDENCE, check(values)), 0, length, features=values,

@@ -10,9 +10,9 @@ from functools import cached_property
 
 from model.fim.calibration import Calibrator, parse_checked
 from model.fim.completion_request import MAX_CONFIDENCE, CompletionRequest
-from model.fim.cursor_statement import UNKNOWN_PARSE, CursorStatement
 from model.fim.left_to_right import PARSES as LEFT_TO_RIGHT_PARSES
 from model.fim.left_to_right import LineRanking, Written, best_reachable
+from model.languages.statement import UNKNOWN_PARSE, StatementCheck
 
 
 @dataclass
@@ -24,7 +24,7 @@ class ByConfidence:
     check: Calibrator
     request: CompletionRequest
     threshold: float | None  # the server's, on this source's own confidence
-    statement: CursorStatement
+    statement: StatementCheck
     network_text: str
     other_texts: list[str]
     # Each finished text's parse check, once measured: the same text written with other
@@ -39,7 +39,7 @@ class ByConfidence:
         values = written.features(self.network_text, self.parsed.get(written.text, UNKNOWN_PARSE), self.other_texts)
         if written.text in self.parsed:
             return values
-        values = parse_checked(self.check, values, LEFT_TO_RIGHT_PARSES, self.request.python, self.threshold,
+        values = parse_checked(self.check, values, LEFT_TO_RIGHT_PARSES, self.threshold,
                                self.statement, written.text)
         if values[LEFT_TO_RIGHT_PARSES] != UNKNOWN_PARSE:
             self.parsed[written.text] = values[LEFT_TO_RIGHT_PARSES]
@@ -51,7 +51,7 @@ class ByConfidence:
     def bounds(self, written: Written) -> tuple[float, float]:
         """Whatever the parse check would say (``value`` lies between: an unknown parse is
         scored between a failed and a passed one)."""
-        if written.text in self.parsed or not self.request.python:
+        if written.text in self.parsed:
             value = self.value(written)
             return value, value
         values = written.features(self.network_text, UNKNOWN_PARSE, self.other_texts)

@@ -18,11 +18,11 @@ from dataclasses import dataclass
 from functools import cached_property, lru_cache
 
 from model.code_text import code_spans, indent_of
-from model.fim.candidate_parse import parses
 from model.fim.suffix_overlap import trim_suffix_overlap
+from model.languages.python_parse import parses
+from model.languages.statement import UNKNOWN_PARSE
 from model.line_forms import parses_in_a_file
 
-UNKNOWN_PARSE = 0.5  # the parse feature when it tells nothing
 MAX_PARSED_CHARS = 20_000  # a longer statement around the cursor is not parsed (~4 ms at this size)
 _DEFINITION = ("def ", "class ", "async ", "@")  # what a decorator decorates, or another decorator
 # Written above a statement cut from a class body, whose lines are indented: Python parses
