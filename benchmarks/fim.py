@@ -26,11 +26,11 @@ import time
 from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any
 
 from benchmarks.case_dialect import rewritten, rewritten_text
-from benchmarks.lsp_client import LspClient, LspError, LspTimeout
+from benchmarks.lsp_client import LspClient, LspError, LspTimeout, language_id_for
 from benchmarks.lsp_text import apply_item, first_item, item_text, offset_to_position
 from benchmarks.scoring import is_exact, percentile, run_program
 
@@ -49,6 +49,12 @@ class FimCase:
     canonical_solution: str
     test: str
     path: str = ""  # where the document lives in the benchmark's workspace; "" for none
+    extension: str = ".py"  # its file's, so that a document without a workspace still names its language
+
+    @property
+    def language(self) -> str:
+        """The languageId the document is opened with."""
+        return language_id_for(f"case{self.extension}")
 
 
 DATA_FIELDS = ("task_id", "entry_point", "prompt", "suffix", "canonical_solution", "test")
@@ -64,6 +70,7 @@ class CaseResult:
     latency_ms: float | None
     """None when the request failed (error or timeout)."""
     error: str | None = None
+    language: str = "python"  # the case's languageId
 
 
 @dataclass(frozen=True)
@@ -141,9 +148,18 @@ def held_out_cases(corpus: Path, limit: int, workspace: Path | None = None, dial
             text = rewritten_text(source.text, dialect)
             destination.write_bytes(text.encode("utf-8"))  # as written: no newline translation
     return in_dialect([FimCase(f"dev/{n}", "", prefix, suffix, middle, "",
-                               f"{source.package}/{source.path}" if workspace is not None else "")
+                               f"{source.package}/{source.path}" if workspace is not None else "",
+                               PurePosixPath(source.path).suffix or ".py")
                        for n, (source, prefix, middle, suffix) in enumerate(cut_from_files(files, limit, seed=7))],
                       dialect)
+
+
+def case_uri(case: FimCase, n: int, workspace: Path | None) -> str:
+    """Where the ``n``-th case's document lives: at its file's path in the workspace, else
+    ``file:///bench/N`` with its file's extension (the server tells the language from it)."""
+    if workspace is not None and case.path:
+        return (workspace / case.path).as_uri()
+    return f"file:///bench/{n}{case.extension}"
 
 
 def load_cases(data_path: Path, limit: int | None = None) -> list[FimCase]:
@@ -192,7 +208,7 @@ async def _ask_all(
             log.warning("warm-up request failed: %s", exc)
         await client.did_close("file:///bench/warm-up.py")
         for n, case in enumerate(cases):
-            uri = (workspace / case.path).as_uri() if workspace is not None and case.path else f"file:///bench/{n}.py"
+            uri = case_uri(case, n, workspace)
             document, cursor = case.prompt + case.suffix, len(case.prompt)
             line, character = offset_to_position(document, cursor, encoding)
             await client.did_open(uri, document)
@@ -265,7 +281,8 @@ def run_fim_bench(
     with ThreadPoolExecutor(max_workers=workers) as pool:
         passed = list(pool.map(passes, cases, answers))
     results = tuple(
-        CaseResult(case.task_id, answer.completion, exact(case, answer), ok, answer.latency_ms, answer.error)
+        CaseResult(case.task_id, answer.completion, exact(case, answer), ok, answer.latency_ms, answer.error,
+                   case.language)
         for case, answer, ok in zip(cases, answers, passed, strict=True)
     )
     return FimReport(data_path, threshold, encoding, results, tested=any(case.test for case in cases),
@@ -294,6 +311,15 @@ def format_report(report: FimReport) -> str:
         ("latency p95", "n/a" if math.isnan(p95) else f"{p95:.0f} ms"),
         ("failed requests", str(report.errors)),
     ]
+    languages = sorted({result.language for result in report.results})
+    if len(languages) > 1:  # a mixed set: the same figures for each language's cases
+        for language in languages:
+            results = [result for result in report.results if result.language == language]
+            shown = sum(result.completion is not None for result in results)
+            exact = sum(result.exact for result in results)
+            rows += [(f"{language}: shown", _share(shown, len(results))),
+                     (f"{language}: exact match", _share(exact, len(results))),
+                     (f"{language}: exact | shown", _share(exact, shown))]
     width = max(len(name) for name, _ in rows)
     lines = [f"{'metric':<{width}}  value", f"{'-' * width}  {'-' * 24}"]
     lines += [f"{name:<{width}}  {value}" for name, value in rows]

@@ -21,6 +21,22 @@ log = logging.getLogger("redraft.bench.client")
 JsonObject = dict[str, Any]
 
 
+# The languageId an editor sends for a document, by its file's suffix (LSP's own identifiers).
+LANGUAGE_IDS = {
+    ".py": "python", ".pyi": "python",
+    ".js": "javascript", ".mjs": "javascript", ".cjs": "javascript", ".jsx": "javascriptreact",
+    ".ts": "typescript", ".mts": "typescript", ".cts": "typescript", ".tsx": "typescriptreact",
+}
+
+
+def language_id_for(uri: str) -> str:
+    """The languageId of a document by its uri's suffix; "python", the benches' own documents'
+    language, where the suffix names none of ``LANGUAGE_IDS``."""
+    name = uri.rsplit("/", 1)[-1]
+    suffix = name[name.rfind("."):] if "." in name else ""
+    return LANGUAGE_IDS.get(suffix.lower(), "python")
+
+
 class LspError(RuntimeError):
     """The server answered a request with a JSON-RPC error."""
 
@@ -285,8 +301,9 @@ class LspClient:
     async def initialized(self) -> None:
         await self.notify("initialized", {})
 
-    async def did_open(self, uri: str, text: str, language_id: str = "python", version: int = 1) -> None:
-        document = {"uri": uri, "languageId": language_id, "version": version, "text": text}
+    async def did_open(self, uri: str, text: str, language_id: str | None = None, version: int = 1) -> None:
+        """Open a document; its languageId is ``language_id``, else the one its uri's suffix names."""
+        document = {"uri": uri, "languageId": language_id or language_id_for(uri), "version": version, "text": text}
         await self.notify("textDocument/didOpen", {"textDocument": document})
 
     async def did_change(self, uri: str, version: int, changes: Sequence[ContentChange]) -> None:

@@ -125,7 +125,12 @@ def build_parser() -> argparse.ArgumentParser:
         "heldout", help="build a benchmark set from pinned packages in no corpus (spans for `bench fim --dev`)")
     heldout.add_argument("out", type=Path, help="folder to write files.jsonl, src/ and the sdists into")
     heldout.add_argument("requirements", nargs="+", metavar="NAME==VERSION",
-                         help="pinned sdists; none may be in the corpus, the dev set or the hidden evaluation")
+                         help="pinned sdists; none may be in the corpus, the dev set or the hidden evaluation "
+                              "(with --npm: NAME@VERSION)")
+    heldout.add_argument("--npm", action="store_true",
+                         help="the requirements are npm releases (NAME@VERSION, @SCOPE/NAME@VERSION): their "
+                              "hand-written JavaScript and TypeScript, fetched with `npm pack` into OUT/tarballs "
+                              "and checked against the registry's sha512; licences in OUT/packages.json")
     heldout.add_argument("--max-files-per-package", type=int,
                          help="draw at most this many usable files of each package (default: all)")
     heldout.add_argument("--seed", type=int, default=0, help="which files are drawn (default 0)")

@@ -18,11 +18,19 @@ def corpus(args: argparse.Namespace) -> int:
 
 
 def heldout(args: argparse.Namespace) -> int:
-    """Build a set of packages in no corpus and print what it holds."""
+    """Build a set of packages in no corpus (PyPI sdists, or npm releases with ``--npm``) and
+    print what it holds."""
     from model.data.heldout_set import FILES_NAME, build_heldout_set, format_counts
 
     if args.max_files_per_package is not None and args.max_files_per_package < 1:
         raise ValueError("--max-files-per-package must be at least 1")
+    if args.npm:
+        from model.data.npm_set import NPM_INDEX_NAME, build_npm_set, format_npm_packages
+
+        packages = build_npm_set(args.requirements, args.out, args.max_files_per_package, args.seed)
+        print(format_npm_packages(packages))
+        print(f"wrote {args.out / FILES_NAME}, {args.out / NPM_INDEX_NAME} and {args.out / 'src'}")
+        return 0
     counts = build_heldout_set(args.requirements, args.out, args.max_files_per_package, args.seed)
     print(format_counts(counts))
     print(f"wrote {args.out / FILES_NAME} and {args.out / 'src'}")

@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import logging
 import random
+import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -50,7 +51,8 @@ def refuse_known_packages(requirements: list[str], pinned: list[str]) -> None:
     for requirement in requirements:
         name = package_name(requirement)
         if "==" not in requirement:
-            raise ValueError(f"{requirement!r}: pin a version (name==version) so the set can be rebuilt")
+            hint = " (an npm release? add --npm)" if "@" in requirement else ""
+            raise ValueError(f"{requirement!r}: pin a version (name==version) so the set can be rebuilt{hint}")
         if name in EXCLUDED_NAMES:
             raise ValueError(f"{name} is used by the hidden evaluation and stays out of every set")
         if name in DEV_PACKAGES:
@@ -104,6 +106,16 @@ def build_heldout_set(requirements: list[str], out_dir: Path, max_files_per_pack
         kept = draw_files(usable, max_files_per_package, seed)
         counts.append(PackageCount(sdist_package(archive), len(usable), len(kept)))
         records.extend(kept)
+    write_set(records, out_dir)
+    log.info("held-out set: %d files of %d packages in %s", len(records), len(counts), out_dir)
+    return counts
+
+
+def write_set(records: list[SourceFile], out_dir: Path) -> None:
+    """``files.jsonl`` and the source tree ``src/PACKAGE/PATH``, whatever registry the files came from.
+    The tree is written afresh: files of an earlier build's draw would join ``bench rename``'s cases."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    shutil.rmtree(out_dir / "src", ignore_errors=True)
     with open(out_dir / FILES_NAME, "w") as handle:
         for source in records:
             handle.write(json.dumps({"package": source.package, "path": source.path, "text": source.text}) + "\n")
@@ -111,8 +123,6 @@ def build_heldout_set(requirements: list[str], out_dir: Path, max_files_per_pack
         target = out_dir / "src" / source.package / source.path
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(source.text)
-    log.info("held-out set: %d files of %d packages in %s", len(records), len(counts), out_dir)
-    return counts
 
 
 def format_counts(counts: list[PackageCount]) -> str:
