@@ -30,6 +30,67 @@ return {
       end,
     },
     {
+      'by default every file the server serves is wanted, and a narrowed list leaves the rest alone',
+      function()
+        local server = require('redraft.server')
+        local bufnr = vim.api.nvim_create_buf(true, false)
+        local function wanted(filetype)
+          vim.bo[bufnr].filetype = filetype
+          return server.wants(bufnr)
+        end
+        local ok, err = pcall(function()
+          config.set(nil)
+          -- The server's extensions, as Neovim's own detection names them (it reads a `.ts`
+          -- buffer's first line to tell TypeScript from Qt's XML).
+          vim.api.nvim_buf_set_lines(bufnr, 0, -1, false, { 'let x = 1' })
+          for _, name in ipairs({ 'a.py', 'a.js', 'a.mjs', 'a.cjs', 'a.jsx', 'a.ts', 'a.tsx' }) do
+            vim.api.nvim_buf_set_name(bufnr, vim.fn.tempname() .. '-' .. name)
+            local filetype = vim.filetype.match({ buf = bufnr })
+            H.truthy(wanted(filetype), ('%s (%s) is wanted by default'):format(name, tostring(filetype)))
+          end
+          H.eq(false, wanted('lua'), 'lua is not')
+          config.set({ filetypes = { 'python' } })
+          H.eq(false, wanted('typescript'), 'narrowed: typescript is not')
+          H.eq(true, wanted('python'), 'narrowed: python still is')
+        end)
+        vim.api.nvim_buf_delete(bufnr, { force = true })
+        config.set(nil)
+        H.truthy(ok, tostring(err))
+      end,
+    },
+    {
+      "a JavaScript package's folder is its root, unless a repository around it is",
+      function()
+        local dir = H.tempdir()
+        vim.fn.mkdir(dir .. '/alone/src', 'p')
+        vim.fn.mkdir(dir .. '/repo/.git', 'p')
+        vim.fn.mkdir(dir .. '/repo/web/src', 'p')
+        vim.fn.writefile({ '{}' }, dir .. '/alone/package.json')
+        vim.fn.writefile({ '{}' }, dir .. '/repo/web/package.json')
+        local roots = {}
+        local start = vim.lsp.start
+        vim.lsp.start = function(server_config)
+          roots[#roots + 1] = server_config.root_dir
+          return 1
+        end
+        local ok, err = pcall(function()
+          config.set({ cmd = { 'sh' } })
+          for _, path in ipairs({ '/alone/src/main.js', '/repo/web/src/app.ts' }) do
+            local bufnr = vim.api.nvim_create_buf(true, false)
+            vim.api.nvim_buf_set_name(bufnr, dir .. path)
+            vim.bo[bufnr].filetype = path:match('%.ts$') and 'typescript' or 'javascript'
+            require('redraft.server').attach(bufnr)
+            vim.api.nvim_buf_delete(bufnr, { force = true })
+          end
+        end)
+        vim.lsp.start = start
+        config.set(nil)
+        vim.fn.delete(dir, 'rf')
+        H.truthy(ok, tostring(err))
+        H.eq({ dir .. '/alone', dir .. '/repo' }, roots)
+      end,
+    },
+    {
       'bad setup options are rejected with the option name',
       function()
         fails_with({ debounce_ms = -1 }, 'debounce_ms')

@@ -22,6 +22,16 @@ export interface NextEditItem {
   confidence: number;
 }
 
+/** The language ids the server answers for: `redraft.languages`' default (package.json says
+ * the same, and a test holds the two together). */
+export const DEFAULT_LANGUAGES: readonly string[] = [
+  "python",
+  "javascript",
+  "javascriptreact",
+  "typescript",
+  "typescriptreact",
+];
+
 /** The settings the extension reads (`redraft.*`), already defaulted by VS Code. */
 export interface Settings {
   serverPath: string;

@@ -2,7 +2,7 @@
 
 import * as vscode from "vscode";
 
-import type { Settings } from "./logic";
+import { DEFAULT_LANGUAGES, type Settings } from "./logic";
 
 export interface ExtensionSettings extends Settings {
   enabled: boolean;
@@ -21,7 +21,7 @@ export function readSettings(): ExtensionSettings {
     requestTimeoutMs: config.get<number>("requestTimeoutMs", 2000),
     serverOptions: config.get<Record<string, unknown>>("serverOptions", {}),
     enabled: config.get<boolean>("enabled", true),
-    languages: config.get<string[]>("languages", ["python"]),
+    languages: config.get<string[]>("languages", [...DEFAULT_LANGUAGES]),
     nextEdit: config.get<boolean>("nextEdit.enabled", true),
     debounceMs: config.get<number>("nextEdit.debounceMs", 300),
     announceCursor: config.get<boolean>("announceCursor", true),

@@ -2,12 +2,14 @@
 
 import { test } from "node:test";
 import * as assert from "node:assert/strict";
+import * as fs from "node:fs";
 import * as path from "node:path";
 
 import {
   announcesCursor,
   ChangeClock,
   Debouncer,
+  DEFAULT_LANGUAGES,
   findServer,
   firstNextEdit,
   isCurrent,
@@ -129,6 +131,28 @@ test("a caret that comes to rest away from typing is announced, in a served lang
   assert.equal(announcesCursor({ ...move, empty: false }), false); // a selection, not a caret
   assert.equal(announcesCursor({ ...move, msSinceChange: 100 }), false); // moved by typing
   assert.equal(announcesCursor({ ...move, languageId: "markdown" }), false);
+});
+
+// Compiled to out/test/, run from the extension's folder or not.
+const manifest = JSON.parse(fs.readFileSync(path.join(__dirname, "..", "..", "package.json"), "utf8"));
+
+test("by default the server is started for Python, JavaScript and TypeScript, as package.json says", () => {
+  assert.deepEqual(DEFAULT_LANGUAGES, ["python", "javascript", "javascriptreact", "typescript", "typescriptreact"]);
+  assert.deepEqual(manifest.contributes.configuration.properties["redraft.languages"].default, DEFAULT_LANGUAGES);
+});
+
+test("opening a file of any default language activates the extension", () => {
+  for (const language of DEFAULT_LANGUAGES) {
+    assert.ok(manifest.activationEvents.includes(`onLanguage:${language}`), language);
+  }
+});
+
+test("with the default languages a caret resting in a .ts or .js file is announced; a narrowed list leaves them out", () => {
+  const move = { enabled: true, carets: 1, empty: true, msSinceChange: 5_000, languages: [...DEFAULT_LANGUAGES] };
+  for (const languageId of ["typescript", "typescriptreact", "javascript", "javascriptreact"]) {
+    assert.equal(announcesCursor({ ...move, languageId }), true, languageId);
+    assert.equal(announcesCursor({ ...move, languageId, languages: ["python"] }), false, languageId);
+  }
 });
 
 test("only a change to the document whose cursor moves makes the move look typed", () => {

@@ -26,9 +26,9 @@ local M = {}
 
 ---@class redraft.Config
 ---@field enabled boolean          Start enabled; `:Redraft disable` turns everything off at run time.
----@field filetypes string[]       Filetypes the server is started for.
+---@field filetypes string[]       Filetypes the server is started for (the languages it serves; narrow or widen freely).
 ---@field cmd string[]|nil         Command that runs the server; nil means `{ 'redraft', 'serve' }` from PATH.
----@field root_markers string[]    Files that mark a project root (the buffer's folder otherwise).
+---@field root_markers string[]    Files that mark a project root, tried in order (the buffer's folder otherwise).
 ---@field init_options table<string, any>  Sent as `initializationOptions` (see the server's options table).
 ---@field position_encodings string[]|nil  Encodings offered to the server; nil keeps Neovim's own list.
 ---@field auto_trigger boolean     Ask for suggestions while typing in insert mode.
@@ -42,9 +42,10 @@ local M = {}
 ---@type redraft.Config
 M.defaults = {
   enabled = true,
-  filetypes = { 'python' },
+  filetypes = { 'python', 'javascript', 'javascriptreact', 'typescript', 'typescriptreact' },
   cmd = nil,
-  root_markers = { 'pyproject.toml', 'setup.py', 'setup.cfg', '.git' },
+  -- package.json after .git: one server (one model) for a whole JavaScript monorepo, not one per package.
+  root_markers = { 'pyproject.toml', 'setup.py', 'setup.cfg', '.git', 'package.json' },
   init_options = {},
   position_encodings = nil,
   auto_trigger = true,
