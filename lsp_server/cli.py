@@ -163,15 +163,18 @@ def build_parser() -> argparse.ArgumentParser:
                          help="new model folder (fp16; the last folder's config, to recalibrate)")
 
     calibrate = commands.add_parser("calibrate", help="calibrate FIM and next-edit confidence on held-out code")
-    calibrate.add_argument("--dev", type=Path, required=True, help="the corpus dev split (dev.jsonl)")
+    calibrate.add_argument("--dev", type=Path, nargs="+", required=True,
+                           help="the corpus dev split (dev.jsonl), or held-out sets' files.jsonl (several: "
+                                "read together; --only shown fits each language's maps on its own files)")
     calibrate.add_argument("--cases", type=int, default=3000,
                            help="held-out spans for the canvas's calibrator, half fitted on, half measured on")
     calibrate.add_argument("--into", type=Path, help="model folder to calibrate (default: --model or shipped)")
     calibrate.add_argument("--plot", type=Path, help="also draw the FIM precision-vs-shown curve to this PNG")
-    calibrate.add_argument("--only", choices=("fim", "fim-copy", "next-edit"),
+    calibrate.add_argument("--only", choices=("fim", "fim-copy", "shown", "next-edit"),
                            help="calibrate one part (default all); fim includes fim-copy: the copied-line "
                                 "buckets, the network's check of weak copies and line continuations (the "
-                                "file's and the phrase table's)")
+                                "file's and the phrase table's), then shown: the precision of what is shown, "
+                                "per language and cursor place, judged leave-package-out")
 
     ablate = commands.add_parser("ablate", help="train small models side by side, one design choice changed in each")
     ablate.add_argument("--work-dir", type=Path, required=True, help="holds corpus/ (from `redraft train`)")

@@ -1,17 +1,16 @@
 """``redraft calibrate`` for the candidates that are not the canvas's: the copied lines and
 the network's check of them, line continuations from the file and from the corpus, the
-lines the next-token head writes, and the map of each source's confidence to the precision
-of what is shown. Each is measured on held-out spans (``calibrate.py`` cuts them) and
+lines the next-token head writes (the map of each source's confidence to the precision of
+what is shown is ``calibrate_shown.py``'s). Each is measured on held-out spans (``calibrate.py`` cuts them) and
 written into the model folder's config.json."""
 
 from __future__ import annotations
 
-from collections import Counter
 from pathlib import Path
 
 from model.data.corpus import SourceFile
-from model.fim.calibrate import fit_half_and_report, network_alone, percent, precision_curve, with_workspace
-from model.fim.completion_request import AS_YOU_TYPE_MAX_STEPS, CompletionRequest
+from model.fim.calibrate import fit_half_and_report, network_alone, with_workspace
+from model.fim.completion_request import CompletionRequest
 from model.fim.copy_check import CHECK_FEATURES, CHECKED_KINDS, CONFIG_KEY
 from model.fim.fim_patterns import COPY_KINDS, RelatedLines, copy_candidate
 from model.fim.held_out_cases import dev_cases, same_code
@@ -25,8 +24,6 @@ from model.fim.pattern_candidates import source_texts
 from model.fim.phrase_table import CONFIG_KEY as PHRASE_KEY
 from model.fim.phrase_table import KIND as PHRASE
 from model.fim.phrase_table import PHRASE_FEATURES
-from model.fim.shown_calibration import CONFIG_KEY as SHOWN_KEY
-from model.fim.shown_calibration import Win, fit_shown, source_of
 from model.languages.python_statement import statement_parses
 from model.model_folder import store_calibration
 from model.runtime.serving import load_served_model
@@ -146,44 +143,3 @@ def calibrate_left_to_right(model_dir: Path, dev_files: list[SourceFile], seed: 
         labels.append(same_code(written.text, middle))
     return fit_half_and_report(model_dir, LEFT_TO_RIGHT_KEY, LEFT_TO_RIGHT_FEATURES, rows, labels,
                                "lines written left to right", f"on {len(rows)} of {len(cases)} held-out spans")
-
-
-SHOWN_CASES = 4_000  # the whole served pipeline each (~30 ms): a few minutes
-
-
-def calibrate_shown(model_dir: Path, dev_files: list[SourceFile], seed: int = 10) -> str:
-    """Complete held-out spans as the server does as you type (its workspace the package's
-    other files), fit each source's map of the winner's confidence (``shown_calibration.py``)
-    on the winners of half of them, write it into ``model_dir/config.json``, and report the
-    shown precision on the other half before and after. Run after every other FIM
-    calibrator: it maps their confidences. Its spans (another seed) are not theirs."""
-    loaded = load_served_model(model_dir)
-    calibration = loaded.metadata.get("calibration")
-    if isinstance(calibration, dict):
-        calibration.pop(SHOWN_KEY, None)  # the sources' own confidences
-    completer = FimCompleter(loaded)
-    wins: list[Win | None] = []
-    for prefix, middle, suffix, related in with_workspace(dev_files, SHOWN_CASES, seed):
-        candidates = completer.complete(CompletionRequest(prefix, suffix, max_steps=AS_YOU_TYPE_MAX_STEPS,
-                                                          related=related))
-        wins.append(None if not candidates else Win(source_of(candidates[0].copied), candidates[0].confidence,
-                                                    same_code(candidates[0].text, middle)))
-    half = len(wins) // 2
-    shown = fit_shown([w for w in wins[:half] if w is not None])
-    held_out = wins[half:]
-    right = [w is not None and w.right for w in held_out]
-    before = precision_curve([0.0 if w is None else w.confidence for w in held_out], right)
-    after = precision_curve([0.0 if w is None else shown.confidence(w.source, w.confidence) for w in held_out], right)
-    store_calibration(model_dir, SHOWN_KEY, shown.to_dict())
-    counts = Counter(w.source for w in wins[:half] if w is not None)
-    sources = ", ".join(f"{source} {counts[source]}"
-                        + (f" (slope {r.slope:.2f}, intercept {r.intercept:+.2f})"
-                           if (r := shown.by_source.get(source)) else " (kept)")
-                        for source in sorted(counts))
-    rows = [f"{'threshold':>9} {'shown':>7} {'precision':>10}   {'mapped: shown':>13} {'precision':>10}"]
-    for (threshold, own_shown, own_precision), (_, mapped_shown, mapped_precision) in zip(before, after, strict=True):
-        rows.append(f"{threshold:9.1f} {own_shown:7.1%} {percent(own_precision):>10}   {mapped_shown:13.1%} "
-                    f"{percent(mapped_precision):>10}")
-    side_by_side = "\n".join(rows)
-    return (f"shown suggestions: {len(wins)} held-out spans completed as served; maps fitted on the winners of "
-            f"{half} ({sources}); on the other {len(held_out)}, own confidence / mapped:\n{side_by_side}")

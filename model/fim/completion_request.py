@@ -5,7 +5,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from model.fim.cursor_place import place_of
 from model.fim.fim_patterns import RelatedLines
+from model.fim.shown_calibration import ShownAt
 from model.languages import PYTHON, Language
 from model.sampler import CommitRule
 
@@ -53,6 +55,11 @@ class CompletionRequest:
     # definition (suffix_overlap.py), which may leave none; False: the network's answer as
     # it is, always one (benchmarks and calibration of the network alone).
     drop_repeats: bool = True
+
+    @property
+    def shown_at(self) -> ShownAt:
+        """What the shown-precision maps read of this request (``shown_calibration.py``)."""
+        return ShownAt(self.language.family, place_of(self.prefix, self.suffix))
 
 
 class Cancelled(Exception):

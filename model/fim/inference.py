@@ -121,7 +121,7 @@ class FimCompleter:
         # A sure copy answers an as-you-type request alone, and leads an Invoked one.
         copy_leads = copied is not None and copied.confidence >= COPY_SKIPS_MODEL_AT and check is None
         if copied is not None and copy_leads and request.candidates == 1:
-            return [self._as_shown(copied)]
+            return [self._as_shown(copied, request)]
         settings = SamplerSettings(request.canvas_size, request.threshold, request.max_steps, request.rule,
                                    request.length_first, request.freeze_tail)
         ids, room = self.prepare(request.prefix, request.suffix, settings.canvas_size)
@@ -211,7 +211,8 @@ class FimCompleter:
             candidates = [c for c in candidates if not repeats_the_document(request.prefix, c.text, request.suffix)]
         ranked: list[Candidate] = []
         floor = request.min_confidence or 0.0
-        for candidate in sorted((self._as_shown(c) for c in candidates), key=lambda c: c.confidence, reverse=True):
+        shown = (self._as_shown(c, request) for c in candidates)
+        for candidate in sorted(shown, key=lambda c: c.confidence, reverse=True):
             if any(c.text == candidate.text for c in ranked):
                 continue
             if request.drop_repeats and candidate.confidence >= floor \
@@ -220,14 +221,14 @@ class FimCompleter:
             ranked.append(candidate)
         return ranked
 
-    def _as_shown(self, candidate: Candidate) -> Candidate:
+    def _as_shown(self, candidate: Candidate, request: CompletionRequest) -> Candidate:
         """``candidate`` with the precision its source had where it was shown (``shown_calibration.py``)."""
-        shown = self.shown.confidence(source_of(candidate.copied), candidate.confidence)
+        shown = self.shown.confidence(source_of(candidate.copied), candidate.confidence, request.shown_at)
         return replace(candidate, confidence=min(MAX_CONFIDENCE, shown))
 
     def _floor(self, request: CompletionRequest, source: str) -> float | None:
         """The server's threshold on ``source``'s own confidence (None: no threshold)."""
-        return self.shown.source_threshold(source, request.min_confidence)
+        return self.shown.source_threshold(source, request.min_confidence, request.shown_at)
 
     def _needs_parse_check(self, values: list[float], request: CompletionRequest, alone: bool) -> bool:
         """Skipped only for the server (a threshold is set): when the check can't move the

@@ -90,7 +90,7 @@ class PatternCandidates:
         values = self.copy_check_features(copied.text, copied.copied, first_pass)
         if values is None:
             return copied
-        floor = self.shown.source_threshold(COPY, request.min_confidence)
+        floor = self.shown.source_threshold(COPY, request.min_confidence, request.shown_at)
         values = parse_checked(check, values, COPY_PARSES_AT, floor, statement, copied.text)
         return replace(copied, confidence=min(MAX_CONFIDENCE, check(values)), features=values)
 
@@ -120,7 +120,7 @@ class PatternCandidates:
                                             offered)
         if values is None:
             return None
-        floor = self.shown.source_threshold(continuation.kind, request.min_confidence)
+        floor = self.shown.source_threshold(continuation.kind, request.min_confidence, request.shown_at)
         values = parse_checked(check, values, CONTINUATION_PARSES_AT, floor, statement,
                                continuation.text)
         length = len(self.tokenizer.encode(continuation.text))

@@ -26,6 +26,7 @@ class Language:
     suffixes: tuple[str, ...]  # file names ending so are this language
     language_ids: tuple[str, ...]  # the editors' LSP language ids
     comment: str  # the line-comment marker
+    family: str  # languages whose code reads alike share calibrated confidences (JavaScript and TypeScript)
     statement: Callable[[str, str], StatementCheck]  # the check of one cursor (prefix, suffix)
 
     @property
@@ -55,13 +56,13 @@ def _on(grammar: Grammar) -> Callable[[str, str], StatementCheck]:
     return lambda prefix, suffix: TreeSitterStatement(grammar, prefix, suffix)
 
 
-PYTHON = Language("python", (".py", ".pyi"), ("python",), "#", CursorStatement)
+PYTHON = Language("python", (".py", ".pyi"), ("python",), "#", "python", CursorStatement)
 # JavaScript's grammar reads JSX too.
 JAVASCRIPT = Language("javascript", (".js", ".mjs", ".cjs", ".jsx"), ("javascript", "javascriptreact"), "//",
-                      _on(Grammar(_javascript_grammar)))
-TYPESCRIPT = Language("typescript", (".ts", ".mts", ".cts"), ("typescript",), "//",
+                      "javascript", _on(Grammar(_javascript_grammar)))
+TYPESCRIPT = Language("typescript", (".ts", ".mts", ".cts"), ("typescript",), "//", "javascript",
                       _on(Grammar(_typescript_grammar)))
-TSX = Language("tsx", (".tsx",), ("typescriptreact",), "//", _on(Grammar(_tsx_grammar)))
+TSX = Language("tsx", (".tsx",), ("typescriptreact",), "//", "javascript", _on(Grammar(_tsx_grammar)))
 LANGUAGES = (PYTHON, JAVASCRIPT, TYPESCRIPT, TSX)
 
 
