@@ -203,9 +203,20 @@ def main(argv: list[str] | None = None) -> int:
 
             return run_http(args, args.model)
         if args.command == "stats":
-            from lsp_server.stats import default_stats_path, format_counts, read_counts
+            from lsp_server.options import ServerOptions
+            from lsp_server.stats import (
+                default_stats_path,
+                format_counts,
+                format_source_counts,
+                read_counts,
+                read_source_counts,
+            )
 
             print(format_counts(read_counts(default_stats_path())))
+            by_source = format_source_counts(read_source_counts(default_stats_path()),
+                                             ServerOptions.confidence_threshold)
+            if by_source:
+                print("\n" + by_source)
             return 0
         if args.command in TRAINING_COMMANDS and not has_training_extra():
             print(training_extra_message(args.command), file=sys.stderr)

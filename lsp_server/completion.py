@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Callable, Mapping
 from dataclasses import replace
 
 from lsp_server.document_dialect import Dialect
@@ -41,19 +42,21 @@ def in_document_dialect(suggestions: list[Suggestion], dialect: Dialect, model_p
 
 
 def select_suggestions(
-    candidates: list[ModelCandidate], suffix: str, threshold: float, limit: int
+    candidates: list[ModelCandidate], suffix: str, threshold: float, limit: int,
+    raised: Mapping[str, float] | None = None,
 ) -> list[Suggestion]:
-    """Threshold, clean and deduplicate candidates, best first."""
+    """Threshold, clean and deduplicate candidates, best first; ``raised``: the thresholds
+    of sources the user keeps rejecting (``feedback_thresholds.py``)."""
     shown: list[Suggestion] = []
     seen: set[str] = set()
     for candidate in sorted(candidates, key=lambda c: c.confidence, reverse=True):
-        if candidate.confidence < threshold:
+        if candidate.confidence < (raised or {}).get(candidate.source, threshold):
             continue
         text = trim_suffix_overlap(candidate.text, suffix)
         if not text.strip() or text in seen:
             continue
         seen.add(text)
-        shown.append(Suggestion(text, candidate.confidence))
+        shown.append(Suggestion(text, candidate.confidence, candidate.source))
     return shown[:limit]
 
 
@@ -65,8 +68,10 @@ def cache_variant(invoked: bool, options: ServerOptions) -> str:
 class CompletionService:
     """Cache → debounce → model → filter → cache, for one inline-completion request."""
 
-    def __init__(self, engine: Engine, cache: SuggestionCache, scheduler: RequestScheduler) -> None:
+    def __init__(self, engine: Engine, cache: SuggestionCache, scheduler: RequestScheduler,
+                 raised: Callable[[float], Mapping[str, float]] = lambda threshold: {}) -> None:
         self.engine = engine
+        self.raised = raised  # threshold → the sources' raised thresholds, from the user's feedback
         self.cache = cache
         self.scheduler = scheduler
         self.model_calls = 0  # answered by the model (``redraft/debugState``)
@@ -123,7 +128,9 @@ class CompletionService:
             return None
         self.model_calls += 1
         self.scheduler.record_latency(time.perf_counter() - started)
-        return select_suggestions(candidates, query.suffix, options.confidence_threshold, query.candidates)
+        threshold = options.confidence_threshold
+        raised = self.raised(threshold) if options.learn_from_feedback else None
+        return select_suggestions(candidates, query.suffix, threshold, query.candidates, raised)
 
     def _speculate(self, uri: str, query: FimQuery, options: ServerOptions, variant: str,
                    pause_s: float | None = None) -> None:

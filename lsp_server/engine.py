@@ -59,6 +59,7 @@ class FimQuery:
 class ModelCandidate:
     text: str
     confidence: float
+    source: str = ""  # which part of the model wrote it (``shown_calibration.source_of``)
 
 
 @dataclass(frozen=True)
@@ -231,13 +232,15 @@ class Engine:
         """The FIM candidates of ``query`` (on the worker), best first: what both ``complete``
         and ``answer`` give."""
         from model.fim.completion_request import CompletionRequest
+        from model.fim.shown_calibration import source_of
 
         self._faults.check("fim")
         self._faults.stall("fim_stall", job.should_stop)
         request = CompletionRequest(query.prefix, query.suffix, query.candidates, query.canvas_size,
                                     query.sampler_threshold, query.max_steps, min_confidence=query.min_confidence,
                                     related=query.related, language=query.language)
-        return [ModelCandidate(c.text, c.confidence) for c in models.fim.complete(request, job.should_stop)
+        return [ModelCandidate(c.text, c.confidence, source_of(c.copied))
+                for c in models.fim.complete(request, job.should_stop)
                 if whole_characters(c.text)]
 
     async def answer(self, key: str, query: FimQuery, timeout_s: float, with_states: bool) -> FimAnswer:

@@ -20,6 +20,7 @@ _KEYS = {
     "automaticMaxSteps": "automatic_max_steps",
     "requestTimeoutMs": "request_timeout_ms",
     "debugRequests": "debug_requests",
+    "learnFromFeedback": "learn_from_feedback",
 }
 
 
@@ -57,6 +58,9 @@ class ServerOptions:
     threshold 0."""
     request_timeout_ms: int = 2000
     """Model work for a request is abandoned after this long (50..30000)."""
+    learn_from_feedback: bool = True
+    """Raise the threshold of a kind of ghost text this user keeps dismissing (its accept rate
+    well under theirs over all kinds, after 20 decisions; ``feedback_thresholds.py``)."""
     debug_requests: bool = False
     """Answer ``redraft/debugState`` (the server's copy of documents and its edit log); for tests."""
 

@@ -18,6 +18,7 @@ from lsp_server.documents import Document, DocumentStore, position_at
 from lsp_server.edit_log import EditLog
 from lsp_server.engine import Engine
 from lsp_server.faults import FaultPlan
+from lsp_server.feedback_thresholds import raised_thresholds
 from lsp_server.next_edit import NextEditService, parse_params
 from lsp_server.options import ServerOptions, parse_options
 from lsp_server.protocol import ACCEPTED_COMMAND, CURSOR, DEBUG_STATE, FEEDBACK, NEXT_EDIT, RedraftProtocol
@@ -42,14 +43,15 @@ class RedraftServer(LanguageServer):
         self.engine = Engine(model_dir, on_load_error=self.show_error, faults=self.faults)
         self.scheduler = RequestScheduler()
         self.suggestions = SuggestionCache()
-        self.completions = CompletionService(self.engine, self.suggestions, self.scheduler)
+        self.stats = UsageStats(default_stats_path())
+        self.completions = CompletionService(self.engine, self.suggestions, self.scheduler,
+                                             lambda threshold: raised_thresholds(self.stats.sources, threshold))
         self.edit_log = EditLog()
         self.next_edits = NextEditService(self.engine, self.edit_log)
         self.workspace_lines = WorkspaceLines()  # filled by the watchers
         # The workspace folders, or (none named) the projects of the documents opened.
         self.watched = WatchedFolders(self.edit_log, self.workspace_lines,
                                       lambda uri: self.documents.get(uri) is not None)
-        self.stats = UsageStats(default_stats_path())
         self._pending_messages: list[str] = []
         self._told_unserved: set[str] = set()
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -176,7 +178,7 @@ def create_server(model_dir: Path | None = None) -> RedraftServer:
             cursor = position_at(text, offset, encoding, document.starts if document.text is text else None)
             replaced = types.Range(cursor, cursor)
         ids = [uuid.uuid4().hex[:12] for _ in suggestions]
-        ls.stats.shown("inline_completion", ids)
+        ls.stats.shown("inline_completion", ids, [s.source for s in suggestions])
         # Clients run an item's command when it is accepted: that is the accept feedback.
         return types.InlineCompletionList(items=[
             types.InlineCompletionItem(insert_text=lead + s.text, range=replaced, command=accepted_command(i))

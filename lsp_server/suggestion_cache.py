@@ -25,6 +25,7 @@ class Suggestion:
 
     text: str
     confidence: float
+    source: str = ""  # the model's part that wrote it, for the feedback it gets (``feedback_thresholds.py``)
 
 
 @dataclass(frozen=True)
@@ -61,7 +62,7 @@ class SuggestionCache:
         for typed_length in range(1, longest):
             if prefix[:-typed_length].endswith(shown.prefix):
                 typed = prefix[-typed_length:]
-                rest = [Suggestion(s.text[typed_length:], s.confidence)
+                rest = [Suggestion(s.text[typed_length:], s.confidence, s.source)
                         for s in shown.suggestions if s.text.startswith(typed) and len(s.text) > typed_length]
                 return rest or None
         return None

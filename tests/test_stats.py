@@ -54,3 +54,20 @@ def test_the_suggestion_ids_remembered_for_feedback_are_bounded() -> None:
     assert len(stats._kinds) == MAX_TRACKED_IDS
     assert not stats.feedback(ids[0], accepted=True)  # the oldest were forgotten
     assert stats.feedback(ids[-1], accepted=True)
+
+
+def test_ghost_text_feedback_is_counted_per_source_and_kept_across_restarts(tmp_path: Path) -> None:
+    from lsp_server.stats import format_source_counts, read_source_counts
+
+    stats = UsageStats(tmp_path / "stats.json")
+    stats.shown("inline_completion", ["a", "b", "c"], ["copy", "copy", "canvas"])
+    stats.shown("next_edit", ["d"])
+    for suggestion_id, accepted in (("a", False), ("b", True), ("c", False), ("d", True)):
+        assert stats.feedback(suggestion_id, accepted)
+    assert read_source_counts(tmp_path / "stats.json") == {"copy": {"accepted": 1, "rejected": 1},
+                                                           "canvas": {"accepted": 0, "rejected": 1}}
+    assert UsageStats(tmp_path / "stats.json").sources == stats.sources
+    assert "copy" in format_source_counts(stats.sources, 0.5)
+    # A file edited by hand into nonsense reads as no counts, not as an error.
+    (tmp_path / "stats.json").write_text(json.dumps({"inline_completion_sources": {"copy": {"accepted": -3}, "x": 1}}))
+    assert read_source_counts(tmp_path / "stats.json") == {"copy": {"accepted": 0, "rejected": 0}}
