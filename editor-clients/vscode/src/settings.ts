@@ -16,7 +16,7 @@ export function readSettings(): ExtensionSettings {
   const config = vscode.workspace.getConfiguration("redraft");
   return {
     serverPath: config.get<string>("serverPath", ""),
-    confidenceThreshold: config.get<number>("confidenceThreshold", 0.3),
+    confidenceThreshold: config.get<number>("confidenceThreshold", 0.75),
     nextEditConfidenceThreshold: config.get<number>("nextEditConfidenceThreshold", 0.5),
     requestTimeoutMs: config.get<number>("requestTimeoutMs", 2000),
     serverOptions: config.get<Record<string, unknown>>("serverOptions", {}),
