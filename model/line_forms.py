@@ -13,7 +13,7 @@ offer a colon that ends such a line (``languages/python_statement.py``).
 from __future__ import annotations
 
 from model.code_text import code_spans
-from model.languages import python_parse
+from model.languages.python_parse import parses
 
 # Longer lines are not judged: parsing one in every form would cost the request milliseconds.
 MAX_JUDGED_LINE = 1_000
@@ -90,4 +90,4 @@ def parses_in_a_file(line: str, joined: bool = False) -> bool:
     forms = _FORMS + _JOINED_FORMS if joined else _FORMS
     # The FIM calibrators' parse: its warnings about odd code are dropped process-wide by
     # name, and deep nesting counts as not parsing.
-    return any(python_parse.parses(form.format(head + text)) for head in heads for text in codes for form in forms)
+    return any(parses(form.format(head + text)) for head in heads for text in codes for form in forms)

@@ -97,6 +97,14 @@ def test_the_sdk_stream_adds_up_to_the_answer(server: Server) -> None:
     assert chunks[-1].choices[0].finish_reason == "stop"
 
 
+def test_javascript_and_typescript_are_answered_by_language_or_by_path(server: Server) -> None:
+    for extra in ({"language": "javascript"}, {"language": "typescriptreact"}, {"path": "src/app.ts"}):
+        reply = _fim(server, prompt="function area(r) {\n  return ", suffix=";\n}\n", confidence_threshold=0.0,
+                     **extra)
+        assert reply.status_code == 200, reply.text
+        assert reply.json()["choices"][0]["text"], extra
+
+
 def test_below_the_threshold_one_empty_choice_says_why(server: Server) -> None:
     body = _fim(server, prompt=PROMPT, suffix=SUFFIX, confidence_threshold=1.0).json()
     assert body["choices"] == [{"index": 0, "text": "", "finish_reason": "low_confidence", "logprobs": None,
@@ -260,6 +268,10 @@ def test_models_and_health(server: Server) -> None:
      "'stream' must be true or false"),
     (lambda url: httpx.post(url + "/infill", json={"input_prefix": "x", "input_extra": [{"filename": "a"}]}), 400,
      "'input_extra[0]'"),
+    (lambda url: httpx.post(url + "/v1/fim/completions", json={"prompt": "x", "language": "go"}), 400,
+     "'language' 'go' is not served (served: python, javascript, typescript, tsx)"),
+    (lambda url: httpx.post(url + "/v1/fim/completions", json={"prompt": "x", "path": "main.rs"}), 400,
+     "'path' 'main.rs' is in a language that is not served"),
     (lambda url: httpx.post(url + "/v1/fim/completions", content=b" " * 2_100_000), 413, "over"),
     (lambda url: httpx.get(url + "/v1/nothing"), 404, "no route"),
     (lambda url: httpx.get(url + "/v1/fim/completions"), 405, "GET is not allowed"),

@@ -176,3 +176,26 @@ async def test_a_document_with_crlf_or_tabs_gets_its_twin_s_answers_in_its_own_b
 
 async def test_unknown_document_gets_null(client: LanguageClient) -> None:
     assert await complete(client, "file:///never/opened.py", 0, 0) is None
+
+
+async def test_javascript_and_typescript_documents_get_ghost_text(client: LanguageClient) -> None:
+    for uri, language_id in (("file:///tmp/redraft-area.js", "javascript"), ("file:///tmp/redraft-area.ts",
+                                                                              "typescript")):
+        text = "function area(r) {\n  return \n}\n"
+        client.text_document_did_open(types.DidOpenTextDocumentParams(
+            types.TextDocumentItem(uri=uri, language_id=language_id, version=1, text=text)))
+        items = items_of(await complete(client, uri, 1, 9))
+        assert items and items[0].insert_text, language_id
+
+
+async def test_a_language_that_is_not_served_gets_no_suggestions_and_no_error(client: LanguageClient) -> None:
+    # A Go file the editor names as such, and a .py file the user set to plain text.
+    for uri, language_id in (("file:///tmp/redraft-main.go", "go"), ("file:///tmp/redraft-notes.py", "plaintext")):
+        text = "func main() {\n    fmt.\n}\n"
+        client.text_document_did_open(types.DidOpenTextDocumentParams(
+            types.TextDocumentItem(uri=uri, language_id=language_id, version=1, text=text)))
+        for _ in range(3):
+            assert await complete(client, uri, 1, 8) is None
+        assert await client.protocol.send_request_async("redraft/nextEdit", {
+            "textDocument": {"uri": uri}, "position": {"line": 1, "character": 8}}) is None
+    assert not client.error
