@@ -90,3 +90,11 @@ def test_archive_paths_that_climb_out_or_are_absolute_are_not_written(tmp_path: 
     assert [r["path"] for r in read_set(tmp_path / "set")] == ["small/a.py"]
     written = sorted(p.relative_to(tmp_path).as_posix() for p in tmp_path.rglob("*.py"))
     assert written == ["set/src/small/small/a.py"]
+
+
+def test_a_private_copy_of_an_evaluation_package_is_excluded_too() -> None:
+    from model.data.corpus import is_excluded_path
+
+    assert is_excluded_path("typer/_click/core.py") and is_excluded_path("pkg/click.py")
+    assert is_excluded_path("vendor/__rich__/console.py")
+    assert not is_excluded_path("typer/main.py") and not is_excluded_path("pkg/__init__.py")

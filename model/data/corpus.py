@@ -54,8 +54,9 @@ def package_name(requirement: str) -> str:
 
 
 def _path_names(path: str) -> set[str]:
-    """The folders and module of ``path``, lower-cased, without suffixes."""
-    return {Path(p).stem.lower() for p in path.replace("\\", "/").split("/")}
+    """The folders and module of ``path``, lower-cased, without suffixes or the underscores
+    that mark a private copy (typer ships click as ``typer/_click/``)."""
+    return {Path(p).stem.lower().strip("_") for p in path.replace("\\", "/").split("/")}
 
 
 def is_excluded_path(path: str) -> bool:
