@@ -90,7 +90,8 @@ def add_bench_parser(commands: argparse._SubParsersAction[argparse.ArgumentParse
                                "at a time, asking after each piece: the table adds the share of those "
                                "requests that showed a proposal before the line was finished")
     rename = suites.add_parser("rename", help="one use of a name renamed by hand, then the next edit asked for")
-    rename.add_argument("folder", type=Path, help="a folder of Python files (all of them, recursively)")
+    rename.add_argument("folder", type=Path,
+                        help="a folder of Python, JavaScript and TypeScript files (all of them, recursively)")
     rename.add_argument("--limit", type=int, default=300, help="renames, drawn at random")
     rename.add_argument("--threshold", type=float, default=0.5,
                         help="nextEditConfidenceThreshold sent to the server (default: the served default)")

@@ -33,6 +33,7 @@ from pathlib import Path
 
 from benchmarks.lsp_client import ContentChange, LspClient, LspPosition, LspRange
 from benchmarks.lsp_text import position_to_offset
+from benchmarks.rename_trees import SUFFIXES, draw
 from benchmarks.scoring import percentile
 
 _NOT_RENAMED = frozenset(dir(builtins)) | {"self", "cls"}
@@ -49,6 +50,7 @@ class RenameCase:
     new_name: str
     typed: int = 0  # the use renamed by hand
     kind: str = "assigned"  # what binds the name (BINDING_KINDS)
+    language: str = "python"
 
 
 # How a person renames a use by hand: select the name and type over it, type a suffix at its
@@ -70,6 +72,7 @@ class RenameOutcome:
     chain: str  # how accepting one proposal after another ended
     kind: str = ASSIGNED
     next_line: bool = False  # the first proposal renamed the next use's line, and only it
+    language: str = "python"
 
 
 @dataclass
@@ -323,7 +326,7 @@ async def _case(client: LspClient, uri: str, case: RenameCase, typing: str = "se
     typed_only = document = _renamed(lines, case.uses[case.typed : case.typed + 1], case.name, case.new_name)
     everywhere = _renamed(lines, case.uses, case.name, case.new_name)
     cursor = LspPosition(line=line, character=start)
-    outcome = RenameOutcome(False, False, 0.0, CHAIN_STOPPED, case.kind)
+    outcome = RenameOutcome(False, False, 0.0, CHAIN_STOPPED, case.kind, language=case.language)
     # Accept each first item and ask again from where it applied, as an editor's
     # accept-and-jump does, until nothing is proposed or every use is renamed.
     for asked in range(len(case.uses) + 1):
@@ -432,6 +435,17 @@ def run_rename_bench(folder: Path, limit: int, command: list[str], threshold: fl
                      typing: str = "select") -> RenameReport:
     paths = sorted(p for p in folder.rglob("*.py") if p.is_file())
     cases, parsed = rename_cases(paths, limit, seed, anywhere, members, appended=typing == "append")
+    if not members:  # JavaScript and TypeScript: their own draw, so that Python's stays as it was
+        scripts = sorted(p for p in folder.rglob("*") if p.suffix.lower() in SUFFIXES and p.is_file()
+                         and "node_modules" not in p.parts)
+        drawn, read = draw(scripts, random.Random(seed), typing == "append", anywhere)
+        if drawn:
+            rng = random.Random(seed)
+            rng.shuffle(drawn)
+            cases = [*cases, *(RenameCase(d.path, d.text, d.name, d.uses, d.new_name, d.typed, d.kind, d.language)
+                               for d in drawn[:limit])]
+            rng.shuffle(cases)
+            cases, parsed = cases[:limit], parsed + read
     return RenameReport(parsed, asyncio.run(_run(cases, command, threshold, typing)), anywhere, members, typing)
 
 
@@ -452,16 +466,27 @@ def format_rename(report: RenameReport, threshold: float) -> str:
             + "   ".join(f"{ending} {share(sum(o.chain == ending for o in outcomes), n)}"
                          for ending in (CHAIN_DONE, CHAIN_STOPPED, CHAIN_WRONG)),
             f"latency p50 {percentile(latencies, 50):.0f} ms  p95 {percentile(latencies, 95):.0f} ms"]
-    kinds = sorted({o.kind for o in outcomes})
+    languages = sorted({o.language for o in outcomes})
+    if len(languages) > 1:
+        rows.append(f"{'language':<30}{_COLUMNS}")
+        rows += [_row(language, [o for o in outcomes if o.language == language]) for language in languages]
+    kinds = sorted({(o.language, o.kind) for o in outcomes})
     if len(kinds) > 1:
-        rows.append(f"{'bound by':<30}{'cases':>6}{'shown':>8}{'right':>8}{'next line':>11}{'every use':>11}")
-        for kind in kinds:
-            of_kind = [o for o in outcomes if o.kind == kind]
-            rows.append(f"{kind:<30}{len(of_kind):>6}{share(sum(o.shown for o in of_kind), len(of_kind)):>8}"
-                        f"{share(sum(o.right for o in of_kind), len(of_kind)):>8}"
-                        f"{share(sum(o.next_line for o in of_kind), len(of_kind)):>11}"
-                        f"{share(sum(o.chain == CHAIN_DONE for o in of_kind), len(of_kind)):>11}")
+        rows.append(f"{'bound by':<30}{_COLUMNS}")
+        rows += [_row(kind if len(languages) == 1 else f"{language}: {kind}",
+                      [o for o in outcomes if (o.language, o.kind) == (language, kind)]) for language, kind in kinds]
     return "\n".join(rows)
+
+
+_COLUMNS = f"{'cases':>6}{'shown':>8}{'right':>8}{'next line':>11}{'every use':>11}{'p50 ms':>8}"
+
+
+def _row(label: str, of_kind: list[RenameOutcome]) -> str:
+    n = len(of_kind)
+    return (f"{label:<30}{n:>6}{share(sum(o.shown for o in of_kind), n):>8}"
+            f"{share(sum(o.right for o in of_kind), n):>8}{share(sum(o.next_line for o in of_kind), n):>11}"
+            f"{share(sum(o.chain == CHAIN_DONE for o in of_kind), n):>11}"
+            f"{percentile([o.latency_ms for o in of_kind], 50):>8.0f}")
 
 
 def share(part: int, whole: int) -> str:

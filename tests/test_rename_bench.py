@@ -191,11 +191,11 @@ def test_javascript_cases_are_drawn_per_binding_kind_and_only_where_the_scope_de
         tmp_path: Path) -> None:
     from benchmarks.rename_trees import tree_cases
 
-    path = tmp_path / "a.js"
     text = ("import { x as y } from 'm';\nfunction f(a) {\n  const b = a + y;\n  { let b = 2; use(b); }\n"
             "  return obj.a + b;\n}\nfor (const it of xs) use(it);\n")
-    cases = tree_cases(path, text, {})
+    cases = tree_cases(tmp_path / "a.js", text, {})
     assert cases is not None
     assert {(name, kind, len(uses)) for name, kind, uses in cases} == {
-        ("y", "import", 2), ("a", "parameter", 2), ("it", "for-of/in binding", 2)}
+        ("y", "import", 2), ("a", "parameter", 2), ("it", "for-of/in binding", 2),
+        ("b", "let/const", 2)}  # the inner `b`, its block's own; the outer one's scope declares it twice
     assert tree_cases(tmp_path / "b.js", "function (\n", {}) is None  # does not parse cleanly

@@ -28,6 +28,10 @@ Kinds:
   keyword leaves variables, a parameter named like its function leaves the function. A
   use switched to another variable of the function (both names bound apart from the
   edited lines, and no earlier step of the same rename there) is not a rename.
+  In JavaScript and TypeScript the tree says where a name reaches instead
+  (``rename_trees``; ``model/languages/js_scopes.py``): every reference of the binding
+  the renamed name resolves to, both names read as one so that a rename half made is
+  carried on, all "near"; a property's name renames nothing.
 - ``call_site``: the arguments of a call ``name(…)`` changed by appending, prepending,
   replacing or removing one argument; other calls of ``name`` with the old argument get
   the same change. Not for a rename: a variable renamed in a call is the rename's.
@@ -66,7 +70,7 @@ Kinds:
   one quote to the other (``'x'`` → ``"x"``); the other lines' literals that can be
   requoted so are.
 
-The kinds live in their own modules: ``rename``, ``call_sites``, ``same_lines``,
+The kinds live in their own modules: ``rename`` (and ``rename_trees``), ``call_sites``, ``same_lines``,
 ``builtin_generics``, ``python3_idioms``, ``annotations``, ``one_line_rewrites``
 (``substitution`` and ``insertion``), ``spacing`` and ``quotes``. They share ``changes``
 (the change, the proposal, the kinds' names) and ``text`` (lines, tokens, indentation);
@@ -81,6 +85,7 @@ from dataclasses import replace
 from functools import cache
 
 from model.code_text import PythonLiterals
+from model.languages.js_scopes import scoped_by_tree
 from model.next_edit.edit_patterns.annotations import annotation_edits
 from model.next_edit.edit_patterns.builtin_generics import builtin_generic_edits
 from model.next_edit.edit_patterns.call_sites import call_site_edits
@@ -113,6 +118,7 @@ from model.next_edit.edit_patterns.one_line_rewrites import (
 from model.next_edit.edit_patterns.python3_idioms import python3_idiom_edits
 from model.next_edit.edit_patterns.quotes import quote_edits
 from model.next_edit.edit_patterns.rename import rename_edits, renamed_identifier, renamed_variable_scope
+from model.next_edit.edit_patterns.rename_trees import tree_rename_edits
 from model.next_edit.edit_patterns.same_lines import same_line_edits
 from model.next_edit.edit_patterns.spacing import spacing_edits
 from model.next_edit.edit_patterns.text import split_lines, tokens_of
@@ -301,8 +307,10 @@ def pattern_edits(lines: list[str], change: Change, path: str = "",
     found: dict[int, PatternEdit] = {}
     edited, window = _span(lines, change)
     literals = cache(lambda: PythonLiterals(lines))  # read once, and only by a pattern that needs it
-    for edit in (*rename_edits(lines, change, edited, window, path, earlier, literals),
-                 *call_site_edits(lines, change, edited, window), *same_line_edits(lines, change, edited, window),
+    renames = tree_rename_edits(lines, change, edited, window, path, earlier) if scoped_by_tree(path) \
+        else rename_edits(lines, change, edited, window, path, earlier, literals)
+    for edit in (*renames,
+                 *call_site_edits(lines, change, edited, window, path), *same_line_edits(lines, change, edited, window),
                  *builtin_generic_edits(lines, change, window, path, literals),
                  *python3_idiom_edits(lines, change, edited, window, literals),
                  *annotation_edits(lines, change, edited, window, path, literals)):

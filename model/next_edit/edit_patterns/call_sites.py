@@ -7,11 +7,25 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from model.languages.js_scopes import scoped_by_tree
 from model.next_edit.edit_patterns.changes import CALL_SITE, Change, PatternEdit
 from model.next_edit.edit_patterns.rename import is_rename
 from model.next_edit.edit_patterns.text import DEFINING, FUNCTION_HEADER, split_arguments, split_lines
 
 _CALL = re.compile(r"([A-Za-z_][\w.]*)\(")
+# A JavaScript or TypeScript method's header (`async load(url) {`, `get size(): number {`):
+# what stands before its name, and after its parameters.
+_METHOD_BEFORE = re.compile(r"\s*(?:(?:async|static|get|set|public|private|protected|override)\s+)*\*?\s*\Z")
+_METHOD_AFTER = re.compile(r"\s*(?::[^{;=]*)?\{")
+
+
+def _defines(line: str, name_start: int, arguments_end: int) -> bool:
+    """The call-like ``name(…)`` at ``name_start`` is a definition's header: ``def
+    fetch(url)``, ``function fetch(url)``, or a method's ``fetch(url) {``; it takes no
+    argument added at a call."""
+    if DEFINING.search(line, 0, name_start):
+        return True
+    return bool(_METHOD_BEFORE.match(line[:name_start]) and _METHOD_AFTER.match(line, arguments_end + 1))
 
 
 def _calls(line: str) -> list[tuple[str, int, int]]:
@@ -71,14 +85,20 @@ def _argument_change(old: str, new: str) -> _ArgumentChange | None:
     return _ArgumentChange(name, tuple(split_arguments(before)), tuple(split_arguments(after)))
 
 
-def call_site_edits(lines: list[str], change: Change, edited: range, window: range) -> Iterable[PatternEdit]:
+def call_site_edits(lines: list[str], change: Change, edited: range, window: range,
+                    path: str = "") -> Iterable[PatternEdit]:
     old_lines, new_lines = split_lines(change.old_text), split_lines(change.new_text)
-    if len(old_lines) != 1 or len(new_lines) != 1 or FUNCTION_HEADER.match(new_lines[0]):
+    if len(old_lines) != 1 or len(new_lines) != 1:
+        return
+    # JavaScript's header forms also match lines that are calls (`.*=>`: a callback passed
+    # on the line): there, a header is told by the changed call itself being one.
+    if FUNCTION_HEADER.match(new_lines[0]) and not scoped_by_tree(path):
         return
     if is_rename(old_lines[0], new_lines[0]):
         return  # a renamed variable passed to a call: the rename knows where else it is used
     argument_change = _argument_change(old_lines[0], new_lines[0])
-    if argument_change is None:
+    if argument_change is None or any(name == argument_change.name and _defines(new_lines[0], a - len(name) - 1, b)
+                                      for name, a, b in _calls(new_lines[0])):
         return
     called = argument_change.name + "("
     for row in window:
@@ -86,8 +106,8 @@ def call_site_edits(lines: list[str], change: Change, edited: range, window: ran
         if row in edited or called not in line:
             continue
         for name, a, b in reversed(_calls(line)):
-            if name != argument_change.name or DEFINING.search(line, 0, a - len(name) - 1):
-                continue  # `def fetch(url)` takes no argument added at a call
+            if name != argument_change.name or _defines(line, a - len(name) - 1, b):
+                continue
             arguments = argument_change.apply(split_arguments(line[a:b]))
             if arguments is not None:
                 line = line[:a] + ", ".join(arguments) + line[b:]

@@ -182,7 +182,7 @@ def rename_edits(lines: list[str], change: Change, edited: range, window: range,
             # right 5 times in 18.
             unedited = ["" if row in edited else lines[row] for row in function]
             if binds(unedited, range(len(unedited)), old_name) and binds(unedited, range(len(unedited)), new_name) \
-                    and not _renamed_before(earlier, old_name, new_name, function):
+                    and not renamed_before(earlier, old_name, new_name, function):
                 return
     in_function = rows is not window
     # A function nested in the scope that binds the old name itself has a variable of its own.
@@ -240,10 +240,10 @@ def _goes_on_renaming(earlier: Sequence[Change], old_name: str, new_name: str, l
     `-> Date` → `-> Self` in method after method), except typing's alias replaced by its
     builtin, which the ``builtin_generic`` kind writes with the rest of its sweep. Over the
     replayed commits and release pairs: 31 next hunks right that were not, 2 lost."""
-    return not is_builtin_alias(old_name, new_name) and _renamed_before(earlier, old_name, new_name, range(line_count))
+    return not is_builtin_alias(old_name, new_name) and renamed_before(earlier, old_name, new_name, range(line_count))
 
 
-def _renamed_before(earlier: Sequence[Change], old_name: str, new_name: str, rows: range) -> bool:
+def renamed_before(earlier: Sequence[Change], old_name: str, new_name: str, rows: range) -> bool:
     """Whether one of the last changes before this one, among ``rows``, renamed ``old_name``
     to ``new_name`` too (a rename made use by use, or accepted proposal by proposal)."""
     for change in earlier[-MAX_CHAIN:]:
