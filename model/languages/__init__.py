@@ -28,6 +28,7 @@ class Language:
     comment: str  # the line-comment marker
     family: str  # languages whose code reads alike share calibrated confidences (JavaScript and TypeScript)
     statement: Callable[[str, str], StatementCheck]  # the check of one cursor (prefix, suffix)
+    grammar: Grammar | None = None  # its tree-sitter grammar, when it is read on tree-sitter
 
     @property
     def is_python(self) -> bool:
@@ -52,17 +53,20 @@ def _tsx_grammar() -> object:
     return tree_sitter_typescript.language_tsx()
 
 
-def _on(grammar: Grammar) -> Callable[[str, str], StatementCheck]:
-    return lambda prefix, suffix: TreeSitterStatement(grammar, prefix, suffix)
+def _on_tree_sitter(name: str, suffixes: tuple[str, ...], language_ids: tuple[str, ...],
+                    load: Callable[[], object]) -> Language:
+    """A language of the JavaScript family, read on tree-sitter with the grammar ``load`` gives."""
+    grammar = Grammar(load)
+    return Language(name, suffixes, language_ids, "//", "javascript",
+                    lambda prefix, suffix: TreeSitterStatement(grammar, prefix, suffix), grammar)
 
 
 PYTHON = Language("python", (".py", ".pyi"), ("python",), "#", "python", CursorStatement)
 # JavaScript's grammar reads JSX too.
-JAVASCRIPT = Language("javascript", (".js", ".mjs", ".cjs", ".jsx"), ("javascript", "javascriptreact"), "//",
-                      "javascript", _on(Grammar(_javascript_grammar)))
-TYPESCRIPT = Language("typescript", (".ts", ".mts", ".cts"), ("typescript",), "//", "javascript",
-                      _on(Grammar(_typescript_grammar)))
-TSX = Language("tsx", (".tsx",), ("typescriptreact",), "//", "javascript", _on(Grammar(_tsx_grammar)))
+JAVASCRIPT = _on_tree_sitter("javascript", (".js", ".mjs", ".cjs", ".jsx"), ("javascript", "javascriptreact"),
+                             _javascript_grammar)
+TYPESCRIPT = _on_tree_sitter("typescript", (".ts", ".mts", ".cts"), ("typescript",), _typescript_grammar)
+TSX = _on_tree_sitter("tsx", (".tsx",), ("typescriptreact",), _tsx_grammar)
 LANGUAGES = (PYTHON, JAVASCRIPT, TYPESCRIPT, TSX)
 
 

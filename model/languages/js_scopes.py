@@ -62,27 +62,6 @@ _PATTERN_FIELDS = {"object_pattern": "", "array_pattern": "", "rest_pattern": ""
                    "required_parameter": "pattern", "optional_parameter": "pattern"}
 
 
-def _javascript() -> object:
-    import tree_sitter_javascript
-
-    return tree_sitter_javascript.language()
-
-
-def _typescript() -> object:
-    import tree_sitter_typescript
-
-    return tree_sitter_typescript.language_typescript()
-
-
-def _tsx() -> object:
-    import tree_sitter_typescript
-
-    return tree_sitter_typescript.language_tsx()
-
-
-_GRAMMARS = {"javascript": Grammar(_javascript), "typescript": Grammar(_typescript), "tsx": Grammar(_tsx)}
-
-
 @dataclass(frozen=True)
 class Binding:
     """The binding one name resolves to, and every name in the file that resolves to it."""
@@ -95,14 +74,14 @@ class Binding:
 def scoped_by_tree(path: str) -> bool:
     """The file's language has its scopes read here."""
     language = language_for(path)
-    return language is not None and language.name in _GRAMMARS
+    return language is not None and language.grammar is not None and language.family == "javascript"
 
 
 def read_scopes(lines: Sequence[str], path: str) -> Scopes | None:
     """The document ``lines`` (with their endings) read for its scopes; None when its
     language is not read through a tree here or it is longer than ``MAX_BYTES``."""
     language = language_for(path)
-    grammar = None if language is None else _GRAMMARS.get(language.name)
+    grammar = None if language is None or language.family != "javascript" else language.grammar
     if grammar is None or sum(len(line) for line in lines) > MAX_BYTES:
         return None
     scopes = Scopes(grammar, lines)
