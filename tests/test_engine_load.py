@@ -48,7 +48,7 @@ async def test_the_loaded_model_is_kept_out_of_the_collector_s_full_passes() -> 
 async def test_requests_queued_behind_other_documents_keep_their_whole_deadline() -> None:
     def slow_complete(request: object, should_stop: object) -> list[SimpleNamespace]:
         time.sleep(0.25)  # model work well within the deadline below
-        return [SimpleNamespace(text="x", confidence=0.5)]
+        return [SimpleNamespace(text="x", confidence=0.5, copied="")]
 
     engine = Engine()
     engine._models = _Models(SimpleNamespace(complete=slow_complete), None)  # type: ignore[arg-type]
