@@ -131,6 +131,9 @@ def test_calibration_fits_the_maps_on_the_winners_and_stores_them(
     assert f"{len(cases)} held-out spans completed as served, from 4 packages" in report
     assert f"python: {len(cases) - 1} spans; winners by source: canvas 200, {LEFT_TO_RIGHT} 10" in report
     assert "javascript: 1 spans" in report
+    # Each source's wins and what of them clears the default threshold (none here: 0.4 at best).
+    assert "by source, mapped as above, at threshold 0.75:" in report
+    assert any(line.split()[:4] == [CANVAS, "200", "0", "0"] for line in report.splitlines())
     stored = ShownCalibration.from_dict(json.loads((folder / "config.json").read_text())["calibration"][CONFIG_KEY])
     assert set(stored.by_source) == {CANVAS} and stored.by_family == {"javascript": {}}  # one win: too few
     assert stored.confidence(CANVAS, 0.8) == pytest.approx(0.4, abs=0.05)

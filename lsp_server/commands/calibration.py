@@ -6,6 +6,7 @@ import argparse
 
 
 def calibrate(args: argparse.Namespace) -> int:
+    from lsp_server.options import ServerOptions
     from model.data.corpus import read_corpus
     from model.fim.calibrate import calibrate as fit_calibration
     from model.fim.calibrate import calibrate_int8
@@ -31,7 +32,8 @@ def calibrate(args: argparse.Namespace) -> int:
         print(calibrate_continuation(model_dir, dev_files))
         print(calibrate_left_to_right(model_dir, dev_files))
     if args.only in (None, "fim", "fim-copy", "shown"):
-        print(calibrate_shown(model_dir, dev_files))  # last: it maps the confidences fitted above
+        # Last: it maps the confidences fitted above.
+        print(calibrate_shown(model_dir, dev_files, threshold=ServerOptions.confidence_threshold))
     if args.only in (None, "next-edit"):  # the real edit pairs sit beside dev.jsonl
         print(calibrate_next_edit(model_dir, args.dev[0].parent))
     return 0

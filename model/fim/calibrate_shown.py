@@ -77,11 +77,25 @@ def curve_table(confidences: Sequence[tuple[float, bool] | None]) -> str:
     return "\n".join(rows)
 
 
-def calibrate_shown(model_dir: Path, dev_files: list[SourceFile], count: int = SHOWN_CASES, seed: int = 10) -> str:
+def by_source_table(spans: Sequence[Served], mapped: dict[int, float], threshold: float) -> str:
+    """Per source: the spans it won, how many of those clear ``threshold`` once mapped, and
+    how many of those were right."""
+    rows = [f"{'source':>14} {'won':>6} {'shown':>6} {'right':>6} {'precision':>10}"]
+    wins = [s.win for s in spans if s.win is not None]
+    for source in sorted({w.source for w in wins}):
+        own = [w for w in wins if w.source == source]
+        shown = [w.right for w in own if mapped[id(w)] >= threshold]
+        rows.append(f"{source:>14} {len(own):6d} {len(shown):6d} {sum(shown):6d} "
+                    f"{percent(sum(shown) / len(shown) if shown else None):>10}")
+    return "\n".join(rows)
+
+
+def calibrate_shown(model_dir: Path, dev_files: list[SourceFile], count: int = SHOWN_CASES, seed: int = 10,
+                    threshold: float = 0.75) -> str:
     """Fit the maps on every served span of ``dev_files``, write them into
     ``model_dir/config.json``, and report each family's curve leave-package-out, with the
-    sources' own confidences beside it. Run after every other FIM calibrator: it maps
-    their confidences."""
+    sources' own confidences beside it, and each source's share at ``threshold`` (the
+    server's default). Run after every other FIM calibrator: it maps their confidences."""
     spans = served_spans(model_dir, dev_files, count, seed)
     wins = [s.win for s in spans if s.win is not None]
     store_calibration(model_dir, SHOWN_KEY, fit_shown(wins).to_dict())
@@ -97,4 +111,6 @@ def calibrate_shown(model_dir: Path, dev_files: list[SourceFile], count: int = S
             [None if s.win is None else (s.win.confidence, s.win.right) for s in ours]))
         reports.append("mapped, each package by maps fitted on the others:\n" + curve_table(
             [None if s.win is None else (mapped[id(s.win)], s.win.right) for s in ours]))
+        reports.append(f"by source, mapped as above, at threshold {threshold:g}:\n"
+                       + by_source_table(ours, mapped, threshold))
     return "\n".join(reports)
