@@ -84,6 +84,13 @@ def test_without_src_the_filter_prefers_lib_and_otherwise_keeps_the_package_s_ow
     assert [p for p, _ in kept] == ["functions/inc.cjs", "index.js"]
 
 
+def test_module_format_builds_and_rollup_s_output_are_dropped() -> None:
+    kept = handwritten_sources({"lib/a.js": JS_MODULE, "lib/esm/a.js": JS_MODULE, "lib/cjs/a.js": JS_MODULE,
+                                "libesm/b.js": JS_MODULE, "dist-node/c.js": JS_MODULE})
+    assert [p for p, _ in kept] == ["lib/a.js"]
+    assert not looks_handwritten("'use strict';\nvar a = _interopDefault(require('a'));\n" + JS_MODULE)
+
+
 def test_compiled_and_generated_files_are_not_hand_written() -> None:
     assert looks_handwritten(JS_MODULE) and looks_handwritten(TS_MODULE)
     assert not looks_handwritten(COMPILED)

@@ -35,7 +35,10 @@ MINIFIED_SUFFIXES = (".min.js", ".min.mjs", ".min.cjs", "-min.js")
 SKIPPED_FOLDERS = frozenset({
     "dist", "build", "bundle", "bundles", "umd", "out", "min", "node_modules", "coverage",
     "fixtures", "fixture", "__fixtures__", "__snapshots__",
+    # Module-format builds, beside or inside ``lib/`` (``lib/esm``, ``libesm``).
+    "esm", "cjs", "libesm", "lib-esm", "lib-cjs",
 })
+OUTPUT_FOLDER_PREFIXES = ("dist-", "dist_", "build-")  # dist-node/, dist-web/
 PREFERRED_ROOTS = ("src", "lib")
 # Hand-written code averages 30–50 characters a line; minified code that keeps a line break
 # every few hundred characters slips past the corpus's 1,000-character line limit.
@@ -43,7 +46,7 @@ MAX_MEAN_LINE_CHARS = 160
 # Left by tsc, Babel, esbuild and webpack in what they write, and by no one writing by hand:
 # some anywhere, some in the file's head (a hand-written code generator, such as ajv, may hold
 # the second kind in its strings further down), the source map's link at the very end.
-COMPILED_MARKERS = ("_interopRequireDefault(", "__toCommonJS(", "__webpack_require__")
+COMPILED_MARKERS = ("_interopRequireDefault(", "_interopDefault(", "__toCommonJS(", "__webpack_require__")
 COMPILED_HEAD_MARKERS = (
     'Object.defineProperty(exports, "__esModule"',
     "Object.defineProperty(exports, '__esModule'",
@@ -68,7 +71,7 @@ def is_source_path(path: str) -> bool:
     parts = PurePosixPath(path).parts
     if language_of(path) is None or path.endswith(MINIFIED_SUFFIXES):
         return False
-    if any(part in SKIPPED_FOLDERS for part in parts[:-1]):
+    if any(part in SKIPPED_FOLDERS or part.startswith(OUTPUT_FOLDER_PREFIXES) for part in parts[:-1]):
         return False
     # A vendored copy of an evaluation package (vendor/express/…, src/zod.ts) stays out.
     return not any(part.split(".")[0].lower() in NPM_EXCLUDED_NAMES for part in parts)
@@ -84,7 +87,9 @@ def preferred_paths(paths: list[str]) -> list[str]:
 
 
 def is_compiled_twin(path: str, paths: set[str]) -> bool:
-    """A JavaScript file with a TypeScript file of the same name beside it."""
+    """A JavaScript file with a TypeScript file of the same name beside it. (A ``.js`` beside
+    an ``.mjs`` is no sure sign: kleur builds its ``.js`` from the ``.mjs``, postcss's
+    ``.mjs`` only re-exports its hand-written ``.js``.)"""
     if language_of(path) != "javascript":
         return False
     stem = path.rsplit(".", 1)[0]
