@@ -20,6 +20,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
+# The grammar's node kinds are facts both read; how a name is resolved is the bench's own.
+from model.languages.js_scopes import BLOCK_SCOPES, FUNCTION_SCOPES, NAME_NODES
+
 if TYPE_CHECKING:
     from tree_sitter import Node, Parser
 
@@ -29,13 +32,6 @@ LET_CONST, VAR, PARAMETER, FUNCTION_NAME, DESTRUCTURED, FOR_OF, CATCH, IMPORT = 
     "let/const", "var", "parameter", "function name", "destructured", "for-of/in binding", "catch parameter",
     "import")
 MAX_FILE_BYTES = 400_000  # the engine reads no longer file
-_USES = frozenset({"identifier", "type_identifier", "shorthand_property_identifier",
-                   "shorthand_property_identifier_pattern"})
-_FUNCTIONS = frozenset({"program", "function_declaration", "generator_function_declaration", "function_expression",
-                        "function", "generator_function", "arrow_function", "method_definition",
-                        "class_static_block"})
-_BLOCKS = _FUNCTIONS | {"statement_block", "for_statement", "for_in_statement", "catch_clause", "switch_body",
-                        "class_body"}
 # Pattern nodes and the children of theirs that bind (None: any child).
 _BINDING_CHILDREN = {"object_pattern": None, "array_pattern": None, "rest_pattern": None, "pair_pattern": "value",
                      "assignment_pattern": "left", "object_assignment_pattern": "left",
@@ -96,7 +92,7 @@ def _bindings(root: Node) -> Iterator[tuple[Node, str, Node]]:
             if declaration is None:
                 continue
             is_var = declaration.type == "variable_declaration"
-            scope = _enclosing(declaration, _FUNCTIONS if is_var else _BLOCKS)
+            scope = _enclosing(declaration, FUNCTION_SCOPES if is_var else BLOCK_SCOPES)
             simple = pattern.type == "identifier"
             for name in _pattern_names(pattern):
                 if scope is not None:
@@ -110,14 +106,14 @@ def _bindings(root: Node) -> Iterator[tuple[Node, str, Node]]:
             yield single, PARAMETER, node
         elif kind in ("function_declaration", "generator_function_declaration") \
                 and (declared_name := node.child_by_field_name("name")) is not None:
-            if (around := _enclosing(node, _BLOCKS)) is not None:
+            if (around := _enclosing(node, BLOCK_SCOPES)) is not None:
                 yield declared_name, FUNCTION_NAME, around
         elif kind == "catch_clause" and (caught := node.child_by_field_name("parameter")) is not None:
             for name in _pattern_names(caught):
                 yield name, CATCH, node
         elif kind == "for_in_statement" and (declared := node.child_by_field_name("kind")) is not None \
                 and (left := node.child_by_field_name("left")) is not None:
-            scope = _enclosing(node, _FUNCTIONS) if declared.type == "var" else node
+            scope = _enclosing(node, FUNCTION_SCOPES) if declared.type == "var" else node
             for name in _pattern_names(left):
                 if scope is not None:
                     yield name, FOR_OF, scope
@@ -149,7 +145,7 @@ def _names_in(scope: Node, name: bytes) -> list[Node]:
     found, stack = [], [scope]
     while stack:
         node = stack.pop()
-        if node.type in _USES and node.text == name and _is_use(node):
+        if node.type in NAME_NODES and node.text == name and _is_use(node):
             found.append(node)
         stack.extend(node.children)
     return sorted(found, key=lambda n: n.start_byte)

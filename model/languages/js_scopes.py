@@ -35,20 +35,21 @@ from model.languages.tree_sitter_statement import Grammar
 if TYPE_CHECKING:
     from tree_sitter import Node
 
-__all__ = ["MAX_BYTES", "Binding", "Scopes", "read_scopes", "scoped_by_tree"]
+__all__ = ["BLOCK_SCOPES", "FUNCTION_SCOPES", "MAX_BYTES", "NAME_NODES", "Binding", "Scopes", "read_scopes",
+           "scoped_by_tree"]
 
 # Parsing takes ~0.1 s a MB; a request may spend a few hundredths of one.
 MAX_BYTES = 400_000
 
 # What can stand as a name: a use, or a declaration's own name.
-_NAMES = frozenset({"identifier", "type_identifier", "shorthand_property_identifier",
+NAME_NODES = frozenset({"identifier", "type_identifier", "shorthand_property_identifier",
                     "shorthand_property_identifier_pattern"})
 # Scopes that a `var` and a parameter belong to.
-_FUNCTIONS = frozenset({"program", "function_declaration", "generator_function_declaration", "function_expression",
+FUNCTION_SCOPES = frozenset({"program", "function_declaration", "generator_function_declaration", "function_expression",
                         "function", "generator_function", "arrow_function", "method_definition",
                         "class_static_block"})
 # Scopes that a `let`, a `const` and a class belong to.
-_BLOCKS = _FUNCTIONS | {"statement_block", "for_statement", "for_in_statement", "catch_clause", "switch_body",
+BLOCK_SCOPES = FUNCTION_SCOPES | {"statement_block", "for_statement", "for_in_statement", "catch_clause", "switch_body",
                         "class_body"}
 # Declarations whose `name` belongs to the block around them.
 _DECLARED_AROUND = frozenset({"function_declaration", "generator_function_declaration", "class_declaration",
@@ -123,7 +124,7 @@ class Scopes:
         global, or when no name stands there."""
         at = self._offset(row, column)
         target = self.root.descendant_for_byte_range(at, at + 1)
-        if target is None or target.type not in _NAMES or target.start_byte != at:
+        if target is None or target.type not in NAME_NODES or target.start_byte != at:
             return None
         declared = _declarations(self._occurrences(name))
         home = _resolved(target, declared)
@@ -139,7 +140,7 @@ class Scopes:
         found = []
         for match in re.finditer(rb"(?<![\w$])" + re.escape(name.encode("utf-8")) + rb"(?![\w$])", self.source):
             node = self.root.descendant_for_byte_range(match.start(), match.end())
-            if node is not None and node.type in _NAMES and node.start_byte == match.start() \
+            if node is not None and node.type in NAME_NODES and node.start_byte == match.start() \
                     and node.end_byte == match.end() and _is_a_name(node):
                 found.append(node)
         return found
@@ -215,7 +216,7 @@ def _declared_in(node: Node) -> Node | None:
         declaration = parent.parent
         if not _field(parent, "name", child) or declaration is None:
             return None
-        return _around(declaration, _FUNCTIONS if declaration.type == "variable_declaration" else _BLOCKS)
+        return _around(declaration, FUNCTION_SCOPES if declaration.type == "variable_declaration" else BLOCK_SCOPES)
     if kind == "formal_parameters":
         return parent.parent
     if kind in ("arrow_function", "catch_clause") and _field(parent, "parameter", child):
@@ -224,10 +225,10 @@ def _declared_in(node: Node) -> Node | None:
         declared = parent.child_by_field_name("kind")
         if declared is None:
             return None  # `for (x of xs)` assigns an existing name
-        return _around(parent, _FUNCTIONS) if declared.type == "var" else parent
+        return _around(parent, FUNCTION_SCOPES) if declared.type == "var" else parent
     if child is node and _field(parent, "name", node):
         if kind in _DECLARED_AROUND:
-            return _around(parent, _BLOCKS)
+            return _around(parent, BLOCK_SCOPES)
         if kind in _NAMED_WITHIN:
             return parent
         if kind == "type_parameter":
