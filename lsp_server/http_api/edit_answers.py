@@ -15,6 +15,7 @@ from lsp_server.http_api.errors import bad_request, engine_reply
 from lsp_server.http_api.recent_edits import ENCODING, Diff, RecentEdit, parse_recent_edits, position, recent_history
 from lsp_server.next_edit import ShownEdit, proposed_edits, range_json
 from lsp_server.options import ServerOptions
+from model.languages import language_named
 
 
 @dataclass(frozen=True)
@@ -50,8 +51,9 @@ def _diff_path(edits: list[RecentEdit]) -> str:
 
 
 def _untitled(language: str) -> str:
-    """A name for a document sent without one; the patterns read Python by its suffix."""
-    return "untitled.py" if language.lower() == "python" else "untitled"
+    """A name for a document sent without one: the patterns read its language by its suffix."""
+    found = language_named(language)
+    return "untitled" + (found.suffixes[0] if found is not None else "")
 
 
 async def answer_edits(engine: Engine, question: EditQuestion, options: ServerOptions) -> list[ShownEdit]:

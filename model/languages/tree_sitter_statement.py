@@ -16,7 +16,7 @@ the candidate is parsed once per request, and each candidate reparses it increme
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from functools import cached_property
 from typing import TYPE_CHECKING
 
@@ -187,7 +187,3 @@ class TreeSitterStatement:
 def _touches(mark: ErrorMark, start: int, end: int) -> bool:
     return mark[0] <= end and mark[1] >= start
 
-
-def marks_in(grammar: Grammar, text: str) -> Iterator[ErrorMark]:
-    """The error marks of ``text`` parsed whole (for tests and tools)."""
-    yield from error_marks(grammar.parser().parse(text.encode("utf-8")))
