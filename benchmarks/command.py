@@ -103,6 +103,21 @@ def add_bench_parser(commands: argparse._SubParsersAction[argparse.ArgumentParse
     rename.add_argument("--typing", choices=("select", "append", "retype"), default="select",
                         help="how the use is renamed by hand: select it and type over it, type a suffix at its end "
                              "(the new names are the old with a suffix), or delete it and type the new one")
+    repeated = suites.add_parser("repeated", help="the same change made to each of a run of similar lines, by hand "
+                                                  "on one, then the next edit asked for")
+    repeated.add_argument("--at", choices=("first", "any"), default="first",
+                          help="the line edited by hand: the run's first, or one drawn at random (lines above too)")
+    arguments = suites.add_parser("arguments", help="an argument added by hand at a function's first call, then the "
+                                                    "next edit asked for")
+    for suite in (repeated, arguments):
+        suite.add_argument("folder", type=Path,
+                           help="a folder of Python, JavaScript and TypeScript files (all of them, recursively)")
+        suite.add_argument("--limit", type=int, default=300, help="cases, drawn at random")
+        suite.add_argument("--threshold", type=float, default=0.5,
+                           help="nextEditConfidenceThreshold sent to the server (default: the served default)")
+        suite.add_argument("--seed", type=int, default=0, help="the draw's seed")
+        suite.add_argument("--typing", choices=("piece", "chars"), default="piece",
+                           help="the hand edit sent as one didChange per piece, or one per character typed")
     http = suites.add_parser("http", help="many clients at once against redraft http: throughput, latency, 429s")
     http.add_argument("files", type=Path, nargs="*", help="files whose lines are completed (default: stdlib modules)")
     http.add_argument("--clients", default=None,
@@ -178,6 +193,22 @@ def bench(args: argparse.Namespace) -> int:
         renames = run_rename_bench(args.folder, args.limit, command, args.threshold, anywhere=args.at == "any",
                                    members=args.members, typing=args.typing)
         print(format_rename(renames, args.threshold))
+        return 0
+
+    if args.suite in ("repeated", "arguments"):
+        if not args.folder.is_dir():
+            raise ValueError(f"{args.folder} is not a folder")
+        if args.suite == "repeated":
+            from benchmarks.repeated_lines import format_repeated, run_repeated_bench
+
+            repeats = run_repeated_bench(args.folder, args.limit, command, args.threshold, args.seed,
+                                         anywhere=args.at == "any", typing=args.typing)
+            print(format_repeated(repeats, args.threshold))
+        else:
+            from benchmarks.arguments import format_arguments, run_arguments_bench
+
+            print(format_arguments(run_arguments_bench(args.folder, args.limit, command, args.threshold, args.seed,
+                                                       typing=args.typing), args.threshold))
         return 0
 
     if args.suite == "nextedit":
