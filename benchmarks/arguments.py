@@ -34,7 +34,16 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from benchmarks.code_tokens import PYTHON, SCRIPT, Kind, Source, Token, matching_close, read_source, source_files
-from benchmarks.edit_chains import EditCase, EditReport, Site, Typing, added_argument, format_outcomes, run_cases
+from benchmarks.edit_chains import (
+    EditCase,
+    EditReport,
+    Site,
+    Typing,
+    added_argument,
+    format_outcomes,
+    how_typed,
+    run_cases,
+)
 
 ARGUMENTS = {PYTHON: ("timeout=30", "strict=True", "retries=3", "verbose=False"),
              SCRIPT: ("true", "false", "null", "0")}
@@ -162,13 +171,14 @@ def argument_cases(paths: list[Path], limit: int, seed: int) -> tuple[list[EditC
 
 
 def run_arguments_bench(folder: Path, limit: int, command: list[str], threshold: float = 0.5, seed: int = 0,
-                        typing: Typing = "piece") -> EditReport:
+                        typing: Typing = "piece", by_hand: int = 1) -> EditReport:
     cases, read = argument_cases(source_files(folder), limit, seed)
-    return EditReport(read, run_cases(cases, command, threshold, "arguments", typing), typing=typing)
+    return EditReport(read, run_cases(cases, command, threshold, "arguments", typing, by_hand), typing=typing,
+                      by_hand=by_hand)
 
 
 def format_arguments(report: EditReport, threshold: float) -> str:
     headline = (f"{len(report.outcomes)} arguments added at a first call in {report.files} files, "
-                f"threshold {threshold:g}{', typed a character at a time' if report.typing == 'chars' else ''}")
+                f"threshold {threshold:g}{how_typed(report)}")
     return format_outcomes(headline, report.outcomes, "every call done",
                            [("language", lambda o: o.language), ("calls", lambda o: o.label)])

@@ -118,6 +118,9 @@ def add_bench_parser(commands: argparse._SubParsersAction[argparse.ArgumentParse
         suite.add_argument("--seed", type=int, default=0, help="the draw's seed")
         suite.add_argument("--typing", choices=("piece", "chars"), default="piece",
                            help="the hand edit sent as one didChange per piece, or one per character typed")
+        suite.add_argument("--by-hand", type=int, default=1,
+                           help="sites edited by hand, one after the other, before the next edit is asked for "
+                                "(default 1)")
     http = suites.add_parser("http", help="many clients at once against redraft http: throughput, latency, 429s")
     http.add_argument("files", type=Path, nargs="*", help="files whose lines are completed (default: stdlib modules)")
     http.add_argument("--clients", default=None,
@@ -198,17 +201,19 @@ def bench(args: argparse.Namespace) -> int:
     if args.suite in ("repeated", "arguments"):
         if not args.folder.is_dir():
             raise ValueError(f"{args.folder} is not a folder")
+        if args.by_hand < 1:
+            raise ValueError("--by-hand must be at least 1")
         if args.suite == "repeated":
             from benchmarks.repeated_lines import format_repeated, run_repeated_bench
 
             repeats = run_repeated_bench(args.folder, args.limit, command, args.threshold, args.seed,
-                                         anywhere=args.at == "any", typing=args.typing)
+                                         anywhere=args.at == "any", typing=args.typing, by_hand=args.by_hand)
             print(format_repeated(repeats, args.threshold))
         else:
             from benchmarks.arguments import format_arguments, run_arguments_bench
 
             print(format_arguments(run_arguments_bench(args.folder, args.limit, command, args.threshold, args.seed,
-                                                       typing=args.typing), args.threshold))
+                                                       typing=args.typing, by_hand=args.by_hand), args.threshold))
         return 0
 
     if args.suite == "nextedit":

@@ -66,6 +66,13 @@ class EditReport:
     outcomes: list[EditOutcome]
     anywhere: bool = False  # typed at a site drawn at random, not the first
     typing: Typing = "piece"
+    by_hand: int = 1  # sites edited by hand before the first request
+
+
+def how_typed(report: EditReport) -> str:
+    """What the headline says of the hand edit beyond the default."""
+    return ((f", {report.by_hand} sites by hand" if report.by_hand > 1 else "")
+            + (", typed a character at a time" if report.typing == "chars" else ""))
 
 
 def edited_line(line: str, pieces: Iterable[Piece]) -> str:
@@ -124,10 +131,10 @@ def _utf16(text: str) -> int:
     return code_units(text, "utf-16")
 
 
-def hand_edit(case: EditCase, typing: Typing) -> tuple[list[ContentChange], LspPosition]:
-    """The ``didChange`` events that make the typed site's edit, left to right, and the
-    cursor after its last piece."""
-    site = case.sites[case.typed]
+def hand_edit(case: EditCase, typing: Typing, index: int | None = None) -> tuple[list[ContentChange], LspPosition]:
+    """The ``didChange`` events that make the typed site's edit (or site ``index``'s), left
+    to right, and the cursor after its last piece."""
+    site = case.sites[case.typed if index is None else index]
     line, _ = _content(lsp_lines(case.text)[site.row])
     changes: list[ContentChange] = []
     shift = cursor = 0  # shift: how far the pieces typed so far moved the line's later columns
@@ -145,19 +152,22 @@ def hand_edit(case: EditCase, typing: Typing) -> tuple[list[ContentChange], LspP
     return changes, LspPosition(line=site.row, character=_utf16(line[:cursor]))
 
 
-async def play(client: LspClient, uri: str, case: EditCase, typing: Typing = "piece") -> EditOutcome:
-    """One case through the server: the hand edit, then proposal after proposal."""
+async def play(client: LspClient, uri: str, case: EditCase, typing: Typing = "piece", by_hand: int = 1) -> EditOutcome:
+    """One case through the server: the hand edit (at ``by_hand`` sites in a row, from the
+    typed one down), then proposal after proposal."""
     lines = lsp_lines(case.text)
-    typed = case.sites[case.typed]
+    hand = range(case.typed, min(len(case.sites), case.typed + by_hand))
     await client.did_open(uri, case.text)
-    changes, cursor = hand_edit(case, typing)
     version = 1
-    for change in changes:
-        version += 1
-        await client.did_change(uri, version, [change])
-    document = applied(lines, [typed])
+    for index in hand:
+        changes, cursor = hand_edit(case, typing, index)
+        for change in changes:
+            version += 1
+            await client.did_change(uri, version, [change])
+    edited = [case.sites[k] for k in hand]
+    document = applied(lines, edited)
     everywhere = applied(lines, case.sites)
-    neighbours = [applied(lines, [typed, case.sites[k]]) for k in (case.typed + 1, case.typed - 1)
+    neighbours = [applied(lines, [*edited, case.sites[k]]) for k in (hand.stop, hand.start - 1)
                   if 0 <= k < len(case.sites)]
     outcome = EditOutcome(case.language, case.label)
     for asked in range(len(case.sites)):
@@ -189,14 +199,15 @@ async def play(client: LspClient, uri: str, case: EditCase, typing: Typing = "pi
 
 
 def run_cases(cases: Sequence[EditCase], command: list[str], threshold: float, bench: str,
-              typing: Typing = "piece") -> list[EditOutcome]:
+              typing: Typing = "piece", by_hand: int = 1) -> list[EditOutcome]:
     async def run() -> list[EditOutcome]:
         outcomes = []
         async with LspClient(command, timeout=120) as client:
             await client.initialize({"nextEditConfidenceThreshold": threshold, "requestTimeoutMs": 30_000})
             await client.initialized()
             for n, case in enumerate(cases):
-                outcomes.append(await play(client, f"file:///bench/{bench}/{n}/{case.path.name}", case, typing))
+                outcomes.append(await play(client, f"file:///bench/{bench}/{n}/{case.path.name}", case, typing,
+                                           by_hand))
         return outcomes
 
     return asyncio.run(run())

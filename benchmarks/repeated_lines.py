@@ -30,7 +30,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from benchmarks.code_tokens import Kind, Source, Token, read_source, source_files
-from benchmarks.edit_chains import EditCase, EditReport, Typing, format_outcomes, run_cases
+from benchmarks.edit_chains import EditCase, EditReport, Typing, format_outcomes, how_typed, run_cases
 from benchmarks.line_operations import CHOICES, CLOSING, OPENING, OPERATIONS, Line, run_edit
 from benchmarks.type_lines import type_rows
 
@@ -125,14 +125,14 @@ def repeated_cases(paths: list[Path], limit: int, seed: int, anywhere: bool = Fa
 
 
 def run_repeated_bench(folder: Path, limit: int, command: list[str], threshold: float = 0.5, seed: int = 0,
-                       anywhere: bool = False, typing: Typing = "piece") -> EditReport:
+                       anywhere: bool = False, typing: Typing = "piece", by_hand: int = 1) -> EditReport:
     cases, read = repeated_cases(source_files(folder), limit, seed, anywhere)
-    return EditReport(read, run_cases(cases, command, threshold, "repeated", typing), anywhere, typing)
+    return EditReport(read, run_cases(cases, command, threshold, "repeated", typing, by_hand), anywhere, typing,
+                      by_hand)
 
 
 def format_repeated(report: EditReport, threshold: float) -> str:
     headline = (f"{len(report.outcomes)} repeated-line edits in {report.files} files, threshold {threshold:g}"
-                f"{', typed at a line drawn at random' if report.anywhere else ''}"
-                f"{', typed a character at a time' if report.typing == 'chars' else ''}")
+                f"{', typed at a line drawn at random' if report.anywhere else ''}{how_typed(report)}")
     return format_outcomes(headline, report.outcomes, "every line done",
                            [("operation", lambda o: o.label), ("language", lambda o: o.language)])

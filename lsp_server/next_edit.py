@@ -73,6 +73,22 @@ class NextEditService:
     def __init__(self, engine: Engine, edit_log: EditLog) -> None:
         self.engine = engine
         self.edit_log = edit_log
+        # Each document's last answer: the text it was placed in and its edits (``took_offer``).
+        self._offered: dict[str, tuple[str, list[ShownEdit]]] = {}
+
+    def took_offer(self, uri: str, before: str, after: str) -> bool:
+        """The change from ``before`` to ``after`` applies one of the edits last offered
+        for ``uri``, exactly: the user (or a tool) accepted it, whether or not the client
+        says so. Accepted so, it is a change of its own, not a keystroke of the burst
+        before it (the next line of a run edited by hand would otherwise merge with it)."""
+        offered = self._offered.pop(uri, None)  # any change makes the answer stale
+        if offered is None or offered[0] != before:
+            return False
+        return any(len(after) == len(before) - (edit.end - edit.start) + len(edit.new_text)
+                   and after == before[:edit.start] + edit.new_text + before[edit.end:] for edit in offered[1])
+
+    def forget(self, uri: str) -> None:
+        self._offered.pop(uri, None)
 
     async def suggest(
         self, document: Document, params: NextEditParams, options: ServerOptions, encoding: str
@@ -88,6 +104,7 @@ class NextEditService:
         except Exception:
             log.error("next edit failed", exc_info=True)
             return []
+        self._offered[document.uri] = (text, edits)
         return [{
             "id": uuid.uuid4().hex[:12],
             "textDocument": {"uri": document.uri, "version": version},

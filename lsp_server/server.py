@@ -133,6 +133,8 @@ def create_server(model_dir: Path | None = None) -> RedraftServer:
                       document.uri, params.text_document.version, document.version, exc_info=True)
             return
         for change in applied:
+            if ls.next_edits.took_offer(document.uri, change.before, change.after):
+                ls.edit_log.end_burst()
             ls.edit_log.record(document.uri, change.before, change.after, context_lines=change.context_lines,
                                whole_lines=change.whole_lines)
 
@@ -140,6 +142,7 @@ def create_server(model_dir: Path | None = None) -> RedraftServer:
     def did_close(ls: RedraftServer, params: types.DidCloseTextDocumentParams) -> None:
         ls.documents.close(params.text_document.uri)
         ls.suggestions.forget(params.text_document.uri)
+        ls.next_edits.forget(params.text_document.uri)
         ls.scheduler.forget(params.text_document.uri)
         ls.forget_unserved(params.text_document.uri)
 

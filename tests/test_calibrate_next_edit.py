@@ -4,7 +4,7 @@ import random
 
 import pytest
 
-from model.next_edit.calibrate import CASES_PER_PACKAGE, cases_of, is_exact, measure_patterns
+from model.next_edit.calibrate import CASES_PER_PACKAGE, cases_of, is_exact, measure_patterns, typed_cases_of
 from model.next_edit.editor import ProposedEdit
 from model.training.next_edit_examples import EditPair
 
@@ -70,3 +70,24 @@ def test_a_repeated_change_s_proposals_are_measured_apart_and_in_the_bucket_of_t
     tallies = measure_patterns([pair], cases_per_pair=2, directions=(False,))
     assert (tallies["substitution:near:again"].proposed, tallies["substitution:near:again"].exact) == (1, 1)
     assert (tallies["substitution:near"].proposed, tallies["substitution:near"].exact) == (2, 2)  # both
+
+
+def test_a_hunk_rewriting_lines_one_for_one_is_replayed_as_typed_line_by_line() -> None:
+    # The entries of a literal each wrapped in a call: one hunk in the release diff, two
+    # edits to a person. Typed, the first line's change implies the second's.
+    old = 'row = {\n    "a": get(0),\n    "b": get(1),\n    "c": get(2),\n}\n\nz = 1\n'
+    new = old.replace("get(0)", "str(get(0))").replace("get(1)", "str(get(1))").replace(
+        "get(2)", "str(get(2))").replace("z = 1", "z = 2")
+    pair = EditPair("m.py", old, new)
+    cases = typed_cases_of(pair, 5, random.Random(0))
+    # The literal's hunk, its first line typed or its first two; `z`'s, one line with no
+    # hunk after it, has no next edit.
+    assert len(cases) == 2
+    first, second = cases
+    assert not first.history[-1].whole_lines and first.history[-1].new_text == '    "a": str(get(0)),\n'
+    assert first.expected[2] == '    "b": str(get(1)),\n' and first.expected[3] == '    "c": get(2),\n'
+    assert [record.new_text for record in second.history] == ['    "a": str(get(0)),\n', '    "b": str(get(1)),\n']
+    assert second.expected[3] == '    "c": str(get(2)),\n'
+    tallies = measure_patterns([pair], cases_per_pair=5, directions=(False,))
+    assert (tallies["repeated_line:near"].proposed, tallies["repeated_line:near"].exact) == (2, 2)
+    assert (tallies["repeated_line:near:again"].proposed, tallies["repeated_line:near:again"].exact) == (1, 1)

@@ -9,6 +9,7 @@ from model.next_edit.edit_patterns import (
     INSERTION,
     LONGEST_LINE,
     RENAME,
+    REPEATED_LINE,
     SAME_LINE,
     SUBSTITUTION,
     Change,
@@ -40,6 +41,30 @@ def test_an_argument_added_to_one_call_is_offered_at_the_next_call() -> None:
     change = Change(0, "a = fetch(url)\n", "a = fetch(url, timeout=5)\n")
     edits = pattern_edits(lines_of(text), change, "m.py")
     assert [(e.start_line, e.new_text, e.kind) for e in edits] == [(1, "b = fetch(other, timeout=5)\n", CALL_SITE)]
+
+
+def test_an_argument_added_to_a_call_nested_in_another_is_offered_at_the_inner_calls() -> None:
+    text = ("const a = items.map(x => load(x, true));\nfoo(1);\nconst b = others.filter(y => load(y));\n"
+            "print(load(z), w);\n")
+    change = Change(0, "const a = items.map(x => load(x));\n", "const a = items.map(x => load(x, true));\n")
+    edits = pattern_edits(lines_of(text), change, "m.js", (), -1)  # typed: a proposal a line
+    assert [(e.start_line, e.new_text, e.kind) for e in edits] == [
+        (2, "const b = others.filter(y => load(y, true));\n", CALL_SITE), (3, "print(load(z, true), w);\n", CALL_SITE)]
+
+
+def test_a_comma_in_a_string_argument_is_the_string_s() -> None:
+    text = "a = parse(value, ',;', strict=True)\nb = parse(other, ',;')\n"
+    change = Change(0, "a = parse(value, ',;')\n", "a = parse(value, ',;', strict=True)\n")
+    edits = pattern_edits(lines_of(text), change, "m.py")
+    assert [(e.start_line, e.new_text) for e in edits] == [(1, "b = parse(other, ',;', strict=True)\n")]
+
+
+def test_an_added_argument_leaves_the_other_arguments_as_they_were_written() -> None:
+    text = "t.remove(9.2,14.2, check=False)\n\nt.remove(4.0,9.0)\nt.remove( 1 )\n"
+    change = Change(0, "t.remove(9.2,14.2)\n", "t.remove(9.2,14.2, check=False)\n")
+    edits = pattern_edits(lines_of(text), change, "m.py", (), -1)
+    assert [(e.start_line, e.new_text) for e in edits] == [
+        (2, "t.remove(4.0,9.0, check=False)\n"), (3, "t.remove( 1, check=False )\n")]
 
 
 def test_a_replaced_or_removed_argument_follows_the_same_rule() -> None:
@@ -279,7 +304,12 @@ def test_edits_a_few_lines_apart_are_one_when_changes_come_as_git_hunks() -> Non
 def test_an_insertion_at_the_edge_of_a_line_or_beside_a_replaced_run_is_not_repeated() -> None:
     text = "x = 1  # noqa\ny = 2\n"
     assert pattern_edits(lines_of(text), Change(0, "x = 1\n", "x = 1  # noqa\n"), "m.py") == []
-    text = "x = g(a, b)\ny = f(a)\n"  # `f(a` replaced: the substitution's, not an insertion
+    text = "x = g(a, b)\ny = f(a)\n"  # `f(a` replaced: not an insertion (typed, the line next to it: the same change)
+    assert [e.kind for e in pattern_edits(lines_of(text), Change(0, "x = f(a)\n", "x = g(a, b)\n"), "m.py")] == [
+        SUBSTITUTION]
+    assert [e.kind for e in pattern_edits(lines_of(text), Change(0, "x = f(a)\n", "x = g(a, b)\n"), "m.py", (),
+                                          -1)] == [REPEATED_LINE]
+    text = "x = g(a, b)\n\ny = f(a)\n"  # apart: the substitution's
     assert [e.kind for e in pattern_edits(lines_of(text), Change(0, "x = f(a)\n", "x = g(a, b)\n"), "m.py")] == [
         SUBSTITUTION]
 

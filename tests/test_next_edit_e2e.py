@@ -429,3 +429,43 @@ async def test_a_def_annotated_offers_the_next_def_the_types_its_code_tells_at_t
     assert "def test_runs(tester: Tester) -> None:\n" in text
     assert applied(text, item) == text.replace(
         "def test_fails(tester, code=1):", "def test_fails(tester: Tester, code: int = 1) -> None:")
+
+
+async def test_a_run_of_lines_edited_alike_is_carried_line_by_line_as_each_proposal_is_accepted() -> None:
+    # The same change on each entry of a literal; each proposal is applied at once, as an
+    # editor's accept-and-jump does, without telling the server (no feedback sent): the
+    # accepted edit is a change of its own, not merged with the hand edit on the line above.
+    uri = "file:///tmp/runs.py"
+    doc = 'record = {\n    "name": row[0],\n    "age": row[1],\n    "city": row[12],\n}\n'
+    async with served(uri, doc) as client:
+        where = {"start": {"line": 1, "character": 12}, "end": {"line": 1, "character": 18}}
+        await client.did_change(uri, 2, [{"range": where, "text": "str(row[0])"}])
+        version, document = 2, doc.replace("row[0]", "str(row[0])")
+        for expected in ('    "age": str(row[1]),\n', '    "city": str(row[12]),\n'):
+            result = await client.request("redraft/nextEdit", {"textDocument": {"uri": uri},
+                                                               "position": {"line": 1, "character": 23}})
+            edit = result["items"][0]["edit"]
+            assert edit["range"]["start"]["line"] == edit["range"]["end"]["line"] - 1 or \
+                edit["range"]["start"]["line"] == edit["range"]["end"]["line"]
+            version += 1
+            await client.did_change(uri, version, [{"range": edit["range"], "text": edit["newText"]}])
+            document = await text_of(client, uri)
+            assert expected in document
+        assert document == 'record = {\n    "name": str(row[0]),\n    "age": str(row[1]),\n    "city": str(row[12]),\n}\n'
+
+
+async def test_an_accepted_proposal_is_a_change_of_its_own_even_within_the_merge_window() -> None:
+    # Calls of unlike lines: merged with the hand edit above it, the accepted edit would be
+    # a two-line change that no pattern reads, and the third call would be left out.
+    uri = "file:///tmp/calls.py"
+    doc = "a = fetch(x)\nb = [fetch(y)]\nc = {fetch(z)}\n"
+    async with served(uri, doc) as client:
+        where = {"start": {"line": 0, "character": 11}, "end": {"line": 0, "character": 11}}
+        await client.did_change(uri, 2, [{"range": where, "text": ", retries=3"}])
+        for version, expected in ((3, "b = [fetch(y, retries=3)]\n"), (4, "c = {fetch(z, retries=3)}\n")):
+            result = await client.request("redraft/nextEdit", {"textDocument": {"uri": uri},
+                                                               "position": {"line": version - 3, "character": 0}})
+            assert result is not None, f"nothing proposed for {expected!r}"
+            edit = result["items"][0]["edit"]
+            await client.did_change(uri, version, [{"range": edit["range"], "text": edit["newText"]}])
+            assert expected in await text_of(client, uri)

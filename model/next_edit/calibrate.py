@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from model.model_folder import store_calibration
-from model.next_edit.edit_patterns import CALIBRATION_KEYS
+from model.next_edit.edit_patterns import CALIBRATION_KEYS, REPEATED_LINE
 from model.next_edit.edit_record import EditRecord
 from model.next_edit.editor import MODEL_KIND, NextEditor, ProposedEdit, pattern_proposals
 from model.runtime.serving import load_served_model
@@ -41,6 +41,8 @@ log = logging.getLogger(__name__)
 # uncapped, homeassistant's third of the pairs made "substitution, near" 36% right;
 # capped, 57%).
 CASES_PER_PACKAGE = 40
+# Kinds proposed only after a typed change (``pattern_edits``): measured on typed replays.
+TYPED_ONLY_KINDS = frozenset({REPEATED_LINE})
 
 
 @dataclass(frozen=True)
@@ -93,6 +95,39 @@ def _case(pair: EditPair, applied: list[Hunk], target: Hunk, bottom_up: bool) ->
     return Case(lines, history, last.start + max(0, len(last.new_lines) - 1), expected, bottom_up)
 
 
+def typed_cases_of(pair: EditPair, limit: int, rng: random.Random) -> list[Case]:
+    """Up to ``limit`` cases of ``pair`` replayed as a person types a hunk that rewrites
+    lines one for one: the hunks above it applied, then its first line typed as an edit of
+    its own (or its first two, one after the other); the next edit is its next line, or
+    after a one-line hunk, the next hunk. A release diff has the run of lines a person
+    changes one by one as one hunk; only so do the steps show."""
+    hunks = line_hunks(pair.old, pair.new)
+    targets = [(k, typed) for k, hunk in enumerate(hunks) if len(hunk.old_lines) == len(hunk.new_lines)
+               for typed in (1, 2) if typed < len(hunk.old_lines) or (typed == 1 and k + 1 < len(hunks))]
+    chosen = sorted(rng.sample(targets, min(limit, len(targets))))
+    return [_typed_case(pair, hunks, k, typed) for k, typed in chosen]
+
+
+def _typed_case(pair: EditPair, hunks: list[Hunk], k: int, typed_lines: int) -> Case:
+    lines = pair.old.splitlines(keepends=True)
+    history = []
+    for hunk in hunks[:k]:
+        lines[hunk.start : hunk.start + len(hunk.old_lines)] = hunk.new_lines
+        history.append(EditRecord(pair.path, hunk.start, "".join(hunk.old_lines), "".join(hunk.new_lines),
+                                  whole_lines=True))
+    typed = hunks[k]
+    for row in range(typed.start, typed.start + typed_lines):
+        lines[row] = typed.new_lines[row - typed.start]
+        history.append(EditRecord(pair.path, row, typed.old_lines[row - typed.start], lines[row]))
+    expected = list(lines)
+    if typed_lines < len(typed.new_lines):
+        expected[typed.start + typed_lines] = typed.new_lines[typed_lines]
+    else:
+        after = hunks[k + 1]
+        expected[after.start : after.start + len(after.old_lines)] = after.new_lines
+    return Case(lines, history, typed.start + typed_lines - 1, expected)
+
+
 def is_exact(case: Case, proposal: ProposedEdit) -> bool:
     edited = case.before[: proposal.start_line] + proposal.new_text.splitlines(keepends=True) + \
         case.before[proposal.end_line :]
@@ -110,24 +145,37 @@ def read_pairs(path: Path) -> list[EditPair]:
 def measure_patterns(pairs: list[EditPair], cases_per_pair: int = 3, seed: int = 11,
                      directions: tuple[bool, ...] = (False, True)) -> dict[str, Tally]:
     """Each pattern bucket's tally; ``directions``: top-down (False) and bottom-up (True) replays."""
-    rng = random.Random(seed)
+    rng, typed_rng = random.Random(seed), random.Random(seed + 1)
     cases_in: Counter[str] = Counter()
-    outcomes: list[tuple[str, str, bool]] = []  # (package, bucket, exact) of each top proposal
+    typed_cases_in: Counter[str] = Counter()  # weighed apart: the hunk replays' weights stay theirs
+    outcomes: list[tuple[str, str, bool, bool]] = []  # (package, bucket, exact, typed) of each top proposal
+
+    def measure(case: Case, package: str, kinds: frozenset[str] | None = None) -> None:
+        proposals = pattern_proposals(case.before, case.history)
+        if not proposals or (proposals[0].lines_away < 0) != case.bottom_up:
+            return  # on the side the replay has finished: nothing there can be right
+        top = proposals[0]
+        if kinds is not None and top.kind not in kinds:
+            return
+        exact = is_exact(case, ProposedEdit(top.start_line, top.end_line, top.new_text, 0.0, top.kind))
+        # The bucket without "again" pools both; the "again" bucket is measured apart.
+        for key in dict.fromkeys((top.base_key, top.calibration_key)):
+            outcomes.append((package, key, exact, kinds is not None))
+
     for pair in pairs:
         for bottom_up in directions:
             for case in cases_of(pair, cases_per_pair, rng, bottom_up):
                 cases_in[package_of(pair)] += 1
-                proposals = pattern_proposals(case.before, case.history)
-                if not proposals or (proposals[0].lines_away < 0) != bottom_up:
-                    continue  # on the side the replay has finished: nothing there can be right
-                top = proposals[0]
-                exact = is_exact(case, ProposedEdit(top.start_line, top.end_line, top.new_text, 0.0, top.kind))
-                # The bucket without "again" pools both; the "again" bucket is measured apart.
-                for key in dict.fromkeys((top.base_key, top.calibration_key)):
-                    outcomes.append((package_of(pair), key, exact))
+                measure(case, package_of(pair))
+        # Typed replays measure the kinds that serve typed changes alone; the other kinds
+        # keep the measure of the hunks they were fitted on.
+        for case in typed_cases_of(pair, cases_per_pair, typed_rng):
+            typed_cases_in[package_of(pair)] += 1
+            measure(case, package_of(pair), TYPED_ONLY_KINDS)
     tallies: dict[str, Tally] = defaultdict(Tally)
-    for package, key, exact in outcomes:
-        tallies[key].add(exact, min(1.0, CASES_PER_PACKAGE / cases_in[package]))
+    for package, key, exact, typed in outcomes:
+        count = typed_cases_in[package] if typed else cases_in[package]
+        tallies[key].add(exact, min(1.0, CASES_PER_PACKAGE / count))
     return tallies
 
 

@@ -100,7 +100,7 @@ def pattern_proposals(lines: list[str], history: list[EditRecord]) -> list[Patte
     edits = [edit for edit in edits if "".join(lines[edit.start_line : edit.end_line]) != edit.new_text]
     way = travel(changes)
     again = repeats_previous(changes)
-    return [replace(edit, again=again) for edit in edits
+    return [replace(edit, again=again or edit.again) for edit in edits
             if way == 0 or edit.lines_away == 0 or (edit.lines_away > 0) == (way > 0) or edit.in_function]
 
 

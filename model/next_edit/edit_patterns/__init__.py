@@ -40,6 +40,13 @@ Kinds:
   several (the same words) has its twins wrapped alike. Not for a rename, whose twin line
   in another function is another variable. When the newest change implies nothing at
   all, the twin lines of the change before it (``twins_of_previous_change``).
+- ``repeated_line``: one line's change read as a token-level transformation (names,
+  numbers and strings as slots, a name the edited line held standing for the other line's
+  own) and made on the unbroken run of lines of the same shape and indentation around it,
+  above and below (``"a": row[0],`` → ``"a": str(row[0]),`` then ``"b": str(row[1]),``).
+  After the specific kinds, before the general ones; not for a rename, and only for a
+  change typed in the editor (a diff's hunk that changed one line of a run left the rest
+  as they are on purpose).
 - ``builtin_generic``: typing modernised. The change writes typing's aliases of builtins
   as the builtins (PEP 585: ``List[int]`` → ``list[int]``, ``t.Dict[`` → ``dict[``) or
   ``Optional[X]`` / ``Union[A, B]`` as ``X | None`` / ``A | B`` (PEP 604), or drops them
@@ -71,6 +78,7 @@ Kinds:
   requoted so are.
 
 The kinds live in their own modules: ``rename`` (and ``rename_trees``), ``call_sites``, ``same_lines``,
+``repeated_lines``,
 ``builtin_generics``, ``python3_idioms``, ``annotations``, ``one_line_rewrites``
 (``substitution`` and ``insertion``), ``spacing`` and ``quotes``. They share ``changes``
 (the change, the proposal, the kinds' names) and ``text`` (lines, tokens, indentation);
@@ -101,6 +109,7 @@ from model.next_edit.edit_patterns.changes import (
     PYTHON3_IDIOM,
     QUOTES,
     RENAME,
+    REPEATED_LINE,
     SAME_LINE,
     SPACING,
     SUBSTITUTION,
@@ -119,6 +128,7 @@ from model.next_edit.edit_patterns.python3_idioms import python3_idiom_edits
 from model.next_edit.edit_patterns.quotes import quote_edits
 from model.next_edit.edit_patterns.rename import rename_edits, renamed_identifier, renamed_variable_scope
 from model.next_edit.edit_patterns.rename_trees import tree_rename_edits
+from model.next_edit.edit_patterns.repeated_lines import repeated_line_edits
 from model.next_edit.edit_patterns.same_lines import same_line_edits
 from model.next_edit.edit_patterns.spacing import spacing_edits
 from model.next_edit.edit_patterns.text import split_lines, tokens_of
@@ -136,6 +146,7 @@ __all__ = [
     "PYTHON3_IDIOM",
     "QUOTES",
     "RENAME",
+    "REPEATED_LINE",
     "SAME_LINE",
     "SPACING",
     "SUBSTITUTION",
@@ -315,14 +326,22 @@ def pattern_edits(lines: list[str], change: Change, path: str = "",
                  *python3_idiom_edits(lines, change, edited, window, literals),
                  *annotation_edits(lines, change, edited, window, path, literals)):
         found.setdefault(edit.start_line, edit)
-    if not found:  # the most general patterns, only when no specific one explains the change
+    general = not found  # the most general patterns, only when no specific one explains the change
+    # The run of lines shaped like the edited one, after the specific kinds and before the
+    # general ones: on those lines it reads the change as they do, and further. Only for a
+    # typed change: a diff's hunk that left the lines beside it as they were meant them so.
+    if joined_within < 0:
+        for edit in repeated_line_edits(lines, change, edited, window):
+            found.setdefault(edit.start_line, edit)
+    if general:
         # A function's variable renamed: its name elsewhere is another function's variable.
         scope = renamed_variable_scope(lines, change) or range(len(lines))
-        found = {edit.start_line: edit for edit in (
+        general_edits = {edit.start_line: edit for edit in (  # a later kind's wins a line
             *one_line_rewrite_edits(lines, change, edited, window, as_substitution, SUBSTITUTION),
             *one_line_rewrite_edits(lines, change, edited, window, as_insertion, INSERTION),
             *spacing_edits(lines, change, edited, window),
             *quote_edits(lines, change, edited, window)) if edit.start_line in scope}
+        found = general_edits | found
     return _placed(found.values(), change, edited, lines, joined_within)
 
 

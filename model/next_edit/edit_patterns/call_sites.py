@@ -72,17 +72,29 @@ class _ArgumentChange:
 
 
 def _argument_change(old: str, new: str) -> _ArgumentChange | None:
-    old_calls = {name: old[a:b] for name, a, b in _calls(old)}
-    changed = [(name, old_calls[name], new[a:b]) for name, a, b in _calls(new)
-               if name in old_calls and old_calls[name] != new[a:b]]
-    if len(changed) != 1:
-        return None
-    name, before, after = changed[0]
-    outside_old = old.replace(before, "", 1)
-    outside_new = new.replace(after, "", 1)
-    if outside_old != outside_new:  # more changed than the arguments of one call
-        return None
-    return _ArgumentChange(name, tuple(split_arguments(before)), tuple(split_arguments(after)))
+    """The one call whose arguments alone changed, everything around them as it was. The
+    innermost first: a call nested in another's arguments (``items.map(x => load(x))``)
+    changes the outer call's arguments too."""
+    old_calls = _calls(old)
+    for name, start, end in sorted(_calls(new), key=lambda call: call[2] - call[1]):
+        for old_name, old_start, old_end in old_calls:
+            if old_name == name and old[:old_start] == new[:start] and old[old_end:] == new[end:] \
+                    and old[old_start:old_end] != new[start:end]:
+                return _ArgumentChange(name, tuple(split_arguments(old[old_start:old_end])),
+                                       tuple(split_arguments(new[start:end])))
+    return None
+
+
+def _written(inside: str, before: list[str], after: list[str]) -> str:
+    """The call's new arguments, as its own were written: an argument added at either end
+    leaves the others' spacing as it was (``f(4.0,9.0)`` gets ``, x`` and keeps ``4.0,9.0``)."""
+    if before and after[: len(before)] == before and len(after) == len(before) + 1:
+        kept = inside.rstrip()
+        return kept + (" " if kept.endswith(",") else ", ") + after[-1] + inside[len(kept):]
+    if before and after[1:] == before:
+        kept = inside.lstrip()
+        return inside[: len(inside) - len(kept)] + after[0] + ", " + kept
+    return ", ".join(after)
 
 
 def call_site_edits(lines: list[str], change: Change, edited: range, window: range,
@@ -108,8 +120,9 @@ def call_site_edits(lines: list[str], change: Change, edited: range, window: ran
         for name, a, b in reversed(_calls(line)):
             if name != argument_change.name or _defines(line, a - len(name) - 1, b):
                 continue
-            arguments = argument_change.apply(split_arguments(line[a:b]))
+            inside = line[a:b]
+            arguments = argument_change.apply(split_arguments(inside))
             if arguments is not None:
-                line = line[:a] + ", ".join(arguments) + line[b:]
+                line = line[:a] + _written(inside, split_arguments(inside), arguments) + line[b:]
         if line != lines[row]:
             yield PatternEdit(row, row + 1, line, CALL_SITE)

@@ -15,8 +15,9 @@ SPACING = "spacing"
 QUOTES = "quotes"
 PYTHON3_IDIOM = "python3_idiom"
 ANNOTATION = "annotation"
+REPEATED_LINE = "repeated_line"
 KINDS = (RENAME, CALL_SITE, SAME_LINE, SUBSTITUTION, BUILTIN_GENERIC, INSERTION, SPACING, QUOTES,
-         PYTHON3_IDIOM, ANNOTATION)
+         PYTHON3_IDIOM, ANNOTATION, REPEATED_LINE)
 NEAR_LINES = 30
 # A proposal's bucket is its kind and its distance from the change, above or below alike:
 # release diffs replayed both ways gave "near" 52-63% above and 50-61% below,
@@ -59,7 +60,7 @@ class PatternEdit:
     # A rename carried through the function around the change: every use in it is "near",
     # however long the function (the uses of one name are one edit to a person).
     in_function: bool = False
-    again: bool = False  # the newest change repeated the one before it
+    again: bool = False  # the newest change repeated the one before it (or made one change on several lines)
 
     @property
     def base_key(self) -> str:

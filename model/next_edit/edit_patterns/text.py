@@ -35,15 +35,25 @@ def tokens_of(text: str) -> list[str]:
 
 
 def split_arguments(text: str) -> list[str]:
-    """Top-level comma-separated arguments, stripped."""
-    parts, depth, start = [], 0, 0
-    for i, ch in enumerate(text):
-        if ch in "([{":
+    """Top-level comma-separated arguments, stripped; a comma in a string literal is the
+    string's (``f(value, ',;')`` has two arguments)."""
+    parts, depth, start, quote, i = [], 0, 0, "", 0
+    while i < len(text):
+        ch = text[i]
+        if quote:
+            if ch == "\\":
+                i += 1  # the escaped character is the string's
+            elif ch == quote:
+                quote = ""
+        elif ch in "\"'`":
+            quote = ch
+        elif ch in "([{":
             depth += 1
         elif ch in ")]}":
             depth -= 1
         elif ch == "," and depth == 0:
             parts.append(text[start:i].strip())
             start = i + 1
+        i += 1
     parts.append(text[start:].strip())
     return [] if parts == [""] else parts
