@@ -134,6 +134,9 @@ def build_parser() -> argparse.ArgumentParser:
     heldout.add_argument("--max-files-per-package", type=int,
                          help="draw at most this many usable files of each package (default: all)")
     heldout.add_argument("--seed", type=int, default=0, help="which files are drawn (default 0)")
+    heldout.add_argument("--edits", action="store_true",
+                         help="also fetch each package's previous release into OUT/sdists_previous and write the "
+                              "files changed since into OUT/edits.jsonl, real edits for `bench nextedit --data`")
 
     phrases = commands.add_parser(
         "phrases", help="build the corpus phrase table (line continuations from the training code) into a model")

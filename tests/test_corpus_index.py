@@ -213,3 +213,18 @@ def test_the_release_before_a_pin_comes_from_the_index_without_pip(
     assert [p.name for p in tmp_path.iterdir()] == ["numpy-2.4.10.tar.gz"]
     assert ran_pip == []
     assert "before 2.4.9" in (sdist_download.fetch_sdist_from_index("numpy<2.4.9", tmp_path / "none") or "")
+
+
+def test_a_held_out_set_s_release_pairs_are_its_files_changed_since_the_previous_release(tmp_path: Path) -> None:
+    from model.data.edit_corpus import read_edit_pairs, write_release_pairs
+
+    code = "def total(items):\n    return sum(items)\n\n\n" + "".join(f"X{n} = {n}\n" for n in range(20))
+    current, previous = tmp_path / "sdists", tmp_path / "sdists_previous"
+    current.mkdir()
+    previous.mkdir()
+    fake_sdist(current, "tallies", "1.1", "License: MIT\n", code.replace("sum(items)", "sum(items, 0)"))
+    fake_sdist(previous, "tallies", "1.0", "License: MIT\n", code)
+    fake_sdist(current, "steady", "2.0", "License: MIT\n", code)  # no release before it: no pair
+    assert write_release_pairs(current, previous, tmp_path / "edits.jsonl") == 1
+    [pair] = read_edit_pairs(tmp_path / "edits.jsonl")
+    assert pair.path == "tallies/tallies/core.py" and pair.old == code and "sum(items, 0)" in pair.new

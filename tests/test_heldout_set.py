@@ -98,3 +98,9 @@ def test_a_private_copy_of_an_evaluation_package_is_excluded_too() -> None:
     assert is_excluded_path("typer/_click/core.py") and is_excluded_path("pkg/click.py")
     assert is_excluded_path("vendor/__rich__/console.py")
     assert not is_excluded_path("typer/main.py") and not is_excluded_path("pkg/__init__.py")
+
+
+def test_release_pairs_are_asked_of_pypi_sets_only(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["heldout", str(tmp_path / "set"), "--npm", "--edits", "ms@2.1.3"]) == 1
+    assert "--edits works with PyPI sets only" in capsys.readouterr().err
+    assert not (tmp_path / "set").exists()

@@ -144,3 +144,31 @@ def test_an_argument_added_at_one_javascript_call_is_added_at_the_others_not_at_
     assert [(e.start_line, e.new_text, e.kind) for e in edits] == [
         (9, "items.forEach((item) => load(item, options));\n", CALL_SITE),
         (10, "const c = load(third, options);\n", CALL_SITE)]
+
+
+MEMBERS = """class Counter {
+  count = 0;
+  constructor(start) { this.count = start; }
+  bump() { this.count += 1; return other.count; }
+  read() { const get = () => this.count; return get(); }
+}
+class Other { count() { return this.count; } }
+"""
+
+
+def test_a_member_renamed_through_this_is_carried_to_its_places_in_its_class_alone() -> None:
+    # Its field's definition and every `this.count` of the class (an arrow's `this` too);
+    # another object's `count` and another class's member are left alone.
+    assert renamed(MEMBERS, 2, "this.count", "this.total", "c.ts") == [
+        (3, "  bump() { this.total += 1; return other.count; }\n"), (1, "  total = 0;\n"),
+        (4, "  read() { const get = () => this.total; return get(); }\n")]
+    # Renamed where it is defined: a method's calls through `this`.
+    text = "class Api {\n  load(url) { return url; }\n  all() { return this.load(a) + this.load(b); }\n}\n"
+    assert renamed(text, 1, "load(", "fetch(", "a.js") == [
+        (2, "  all() { return this.fetch(a) + this.fetch(b); }\n")]
+
+
+def test_a_name_with_a_dollar_is_one_name() -> None:
+    text = "function f($el) {\n  const w = $el.width;\n  return $el.height + w;\n}\n"
+    assert renamed(text, 0, "$el", "$node", "f.js") == [
+        (1, "  const w = $node.width;\n"), (2, "  return $node.height + w;\n")]

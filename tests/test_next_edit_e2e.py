@@ -440,18 +440,17 @@ async def test_a_run_of_lines_edited_alike_is_carried_line_by_line_as_each_propo
     async with served(uri, doc) as client:
         where = {"start": {"line": 1, "character": 12}, "end": {"line": 1, "character": 18}}
         await client.did_change(uri, 2, [{"range": where, "text": "str(row[0])"}])
-        version, document = 2, doc.replace("row[0]", "str(row[0])")
+        version, document = 2, ""
         for expected in ('    "age": str(row[1]),\n', '    "city": str(row[12]),\n'):
             result = await client.request("redraft/nextEdit", {"textDocument": {"uri": uri},
                                                                "position": {"line": 1, "character": 23}})
             edit = result["items"][0]["edit"]
-            assert edit["range"]["start"]["line"] == edit["range"]["end"]["line"] - 1 or \
-                edit["range"]["start"]["line"] == edit["range"]["end"]["line"]
             version += 1
             await client.did_change(uri, version, [{"range": edit["range"], "text": edit["newText"]}])
             document = await text_of(client, uri)
             assert expected in document
-        assert document == 'record = {\n    "name": str(row[0]),\n    "age": str(row[1]),\n    "city": str(row[12]),\n}\n'
+        assert document == doc.replace("row[0]", "str(row[0])").replace("row[1]", "str(row[1])").replace(
+            "row[12]", "str(row[12])")
 
 
 async def test_an_accepted_proposal_is_a_change_of_its_own_even_within_the_merge_window() -> None:

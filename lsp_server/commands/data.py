@@ -20,10 +20,12 @@ def corpus(args: argparse.Namespace) -> int:
 def heldout(args: argparse.Namespace) -> int:
     """Build a set of packages in no corpus (PyPI sdists, or npm releases with ``--npm``) and
     print what it holds."""
-    from model.data.heldout_set import FILES_NAME, build_heldout_set, format_counts
+    from model.data.heldout_set import EDITS_NAME, FILES_NAME, build_heldout_set, format_counts
 
     if args.max_files_per_package is not None and args.max_files_per_package < 1:
         raise ValueError("--max-files-per-package must be at least 1")
+    if args.npm and args.edits:
+        raise ValueError("--edits works with PyPI sets only (previous releases are fetched from PyPI)")
     if args.npm:
         from model.data.npm_set import NPM_INDEX_NAME, build_npm_set, format_npm_packages
 
@@ -34,6 +36,13 @@ def heldout(args: argparse.Namespace) -> int:
     counts = build_heldout_set(args.requirements, args.out, args.max_files_per_package, args.seed)
     print(format_counts(counts))
     print(f"wrote {args.out / FILES_NAME} and {args.out / 'src'}")
+    if args.edits:
+        from model.data.edit_corpus import download_previous_releases, write_release_pairs
+
+        download_previous_releases(args.requirements, args.out / "sdists_previous")
+        pairs = write_release_pairs(args.out / "sdists", args.out / "sdists_previous", args.out / EDITS_NAME)
+        print(f"wrote {args.out / EDITS_NAME}: {pairs} files changed since each package's previous release "
+              f"(for `redraft bench nextedit --data`)")
     return 0
 
 

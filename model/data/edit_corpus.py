@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -54,28 +54,43 @@ def _by_package(folder: Path) -> dict[str, Path]:
     return archives
 
 
+def release_pairs(current_dir: Path, previous_dir: Path) -> Iterator[tuple[str, dict[str, str]]]:
+    """(package, ``{path, old, new}``) for each file that two releases hold with different text."""
+    current, previous = _by_package(current_dir), _by_package(previous_dir)
+    for package in sorted(set(current) & set(previous)):
+        if package in EXCLUDED_NAMES:
+            continue
+        old_files = {f.path: f.text for f in sdist_files(previous[package])}
+        for new_file in sdist_files(current[package]):
+            old_text = old_files.get(new_file.path)
+            if (old_text is None or old_text == new_file.text or is_excluded_path(new_file.path)
+                    or not looks_usable(old_text) or not looks_usable(new_file.text)):
+                continue
+            if len(line_hunks(old_text, new_file.text)) > MAX_HUNKS:
+                continue
+            yield package, {"path": f"{package}/{new_file.path}", "old": old_text, "new": new_file.text}
+
+
 def build_edit_pairs(current_dir: Path, previous_dir: Path, out_dir: Path) -> dict[str, int]:
     """Write ``edits_train.jsonl`` and ``edits_dev.jsonl``; return pair counts."""
-    current, previous = _by_package(current_dir), _by_package(previous_dir)
     counts = {"train": 0, "dev": 0}
     out_dir.mkdir(parents=True, exist_ok=True)
     with open(out_dir / "edits_train.jsonl", "w") as train, open(out_dir / "edits_dev.jsonl", "w") as dev:
-        for package in sorted(set(current) & set(previous)):
-            if package in EXCLUDED_NAMES:
-                continue
-            old_files = {f.path: f.text for f in sdist_files(previous[package])}
-            for new_file in sdist_files(current[package]):
-                old_text = old_files.get(new_file.path)
-                if (old_text is None or old_text == new_file.text or is_excluded_path(new_file.path)
-                        or not looks_usable(old_text) or not looks_usable(new_file.text)):
-                    continue
-                if len(line_hunks(old_text, new_file.text)) > MAX_HUNKS:
-                    continue
-                split = "dev" if package in DEV_PACKAGES else "train"
-                record = {"path": f"{package}/{new_file.path}", "old": old_text, "new": new_file.text}
-                (dev if split == "dev" else train).write(json.dumps(record) + "\n")
-                counts[split] += 1
+        for package, record in release_pairs(current_dir, previous_dir):
+            split = "dev" if package in DEV_PACKAGES else "train"
+            (dev if split == "dev" else train).write(json.dumps(record) + "\n")
+            counts[split] += 1
     return counts
+
+
+def write_release_pairs(current_dir: Path, previous_dir: Path, path: Path) -> int:
+    """Every release pair into one file (a held-out set's ``edits.jsonl``); how many."""
+    count = 0
+    with open(path, "w") as handle:
+        for _, record in release_pairs(current_dir, previous_dir):
+            handle.write(json.dumps(record) + "\n")
+            count += 1
+    return count
 
 
 def read_edit_pairs(path: Path) -> list[EditPair]:

@@ -36,6 +36,7 @@ from model.data.sdist_download import download_sdists
 log = logging.getLogger(__name__)
 
 FILES_NAME = "files.jsonl"
+EDITS_NAME = "edits.jsonl"  # with --edits: each package's files changed since its previous release
 
 
 @dataclass(frozen=True)

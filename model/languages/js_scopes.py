@@ -51,6 +51,10 @@ FUNCTION_SCOPES = frozenset({"program", "function_declaration", "generator_funct
 # Scopes that a `let`, a `const` and a class belong to.
 BLOCK_SCOPES = FUNCTION_SCOPES | {"statement_block", "for_statement", "for_in_statement", "catch_clause", "switch_body",
                         "class_body"}
+# A class member's name where it is defined or used through `this`.
+_MEMBER_NAMES = frozenset({"property_identifier", "private_property_identifier"})
+_MEMBER_DEFINITIONS = frozenset({"method_definition", "field_definition", "public_field_definition",
+                                 "method_signature", "abstract_method_signature"})
 # Declarations whose `name` belongs to the block around them.
 _DECLARED_AROUND = frozenset({"function_declaration", "generator_function_declaration", "class_declaration",
                               "abstract_class_declaration", "interface_declaration", "type_alias_declaration",
@@ -118,6 +122,34 @@ class Scopes:
             return Binding(references, None, None)
         return Binding(references, self._place(declared[home.id][1]), range(home.start_point[0], home.end_point[0] + 1))
 
+    def member(self, row: int, column: int, names: Collection[str]) -> Binding | None:
+        """The member of a class that the name at (``row``, str ``column``) is, when it is one
+        the class itself names: ``this.name`` inside the class, or its method's or field's
+        own name; every place the class names it so (``this.name`` outside a nested class,
+        the method's or field's definition), ``names`` read as one. None for any other
+        property (``other.name``: whose it is no tree tells)."""
+        at = self._offset(row, column)
+        target = self.root.descendant_for_byte_range(at, at + 1)
+        if target is None or target.type not in _MEMBER_NAMES or target.start_byte != at \
+                or not _names_a_member(target):
+            return None
+        body = _around(target, frozenset({"class_body"}))
+        if body is None:
+            return None
+        wanted = {name.encode("utf-8") for name in names}
+        found = []
+        stack = [body]
+        while stack:
+            node = stack.pop()
+            if node.type in _MEMBER_NAMES and node.text in wanted and _names_a_member(node) \
+                    and _around(node, frozenset({"class_body"})) == body:
+                found.append(node)
+            stack.extend(node.children)
+        defined = [node for node in found if node.parent is not None and node.parent.type in _MEMBER_DEFINITIONS]
+        references = tuple(self._place(node.start_byte) for node in sorted(found, key=lambda node: node.start_byte))
+        declared_at = self._place(defined[0].start_byte) if defined else None
+        return Binding(references, declared_at, range(body.start_point[0], body.end_point[0] + 1))
+
     def declaration_of(self, row: int, column: int, name: str) -> tuple[int, int] | None:
         """Where ``name`` would be declared, written in place of the name at (``row``, str
         ``column``): the first declaration of the scope it would refer to; None for a
@@ -149,6 +181,19 @@ class Scopes:
         row = bisect.bisect_right(self.starts, offset) - 1
         column = len(self.source[self.starts[row]:offset].decode("utf-8", errors="ignore"))
         return row, column
+
+
+def _names_a_member(node: Node) -> bool:
+    """``node`` (a property's name) is ``this.name`` or the name a method or field definition
+    gives."""
+    parent = node.parent
+    if parent is None:
+        return False
+    if parent.type == "member_expression":
+        subject = parent.child_by_field_name("object")
+        return _field(parent, "property", node) and subject is not None and subject.type == "this"
+    return parent.type in _MEMBER_DEFINITIONS and _field(parent, "name" if parent.type != "field_definition"
+                                                         else "property", node)
 
 
 def _declarations(names: list[Node]) -> dict[int, tuple[Node, int]]:

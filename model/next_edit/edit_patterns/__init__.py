@@ -31,7 +31,9 @@ Kinds:
   In JavaScript and TypeScript the tree says where a name reaches instead
   (``rename_trees``; ``model/languages/js_scopes.py``): every reference of the binding
   the renamed name resolves to, both names read as one so that a rename half made is
-  carried on, all "near"; a property's name renames nothing.
+  carried on, all "near"; a member of the class around the change, renamed through
+  ``this.`` or where the class defines it (a method, a field), is carried to its places in
+  that class; another object's property renames nothing.
 - ``call_site``: the arguments of a call ``name(…)`` changed by appending, prepending,
   replacing or removing one argument; other calls of ``name`` with the old argument get
   the same change. Not for a rename: a variable renamed in a call is the rename's.

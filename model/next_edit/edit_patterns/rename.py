@@ -31,7 +31,7 @@ from model.next_edit.edit_patterns.rename_scopes import (
 )
 from model.next_edit.edit_patterns.text import FUNCTION_HEADER, split_lines, tokens_of
 
-_IDENTIFIER = re.compile(r"[A-Za-z_]\w*\Z")
+_IDENTIFIER = re.compile(r"[A-Za-z_$][\w$]*\Z")
 _BUILTIN_NAMES = frozenset(dir(builtins)) | frozenset(keyword.kwlist) | {"self", "cls"}
 # A name replaced by one of these is a value changed (`return c` → `return None`), not renamed.
 _CONSTANTS = frozenset({"None", "True", "False", "NotImplemented", "Ellipsis", "__debug__"})

@@ -9,7 +9,7 @@ from model.code_text import indent_of, lsp_lines_with_ends
 
 __all__ = ["DEFINING", "FUNCTION_HEADER", "indent_of", "split_arguments", "split_lines", "tokens_of"]
 
-_TOKEN = re.compile(r"[A-Za-z_]\w*|\d[\w.]*|\s+|.", re.DOTALL)
+_TOKEN = re.compile(r"[A-Za-z_$][\w$]*|\d[\w.]*|\s+|.", re.DOTALL)  # `$` is a letter in JavaScript
 # A function's header in the languages the kinds read. Strict enough that a Python line
 # using a variable named ``func``, ``fn`` or ``function`` (``func(event)``, ``fn = None``,
 # ``result = function(a)``) is not one: it was, and a rename there was carried nowhere.
