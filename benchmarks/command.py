@@ -99,7 +99,8 @@ def add_bench_parser(commands: argparse._SubParsersAction[argparse.ArgumentParse
                         help="the use renamed by hand: the first, or one drawn at random (uses above it too)")
     rename.add_argument("--members", action="store_true",
                         help="rename attributes a class sets (self.name = ...) and methods it defines, used "
-                             "through self., instead of functions' parameters and locals")
+                             "through self. (in JS/TS a class's members used through this.), instead of "
+                             "functions' parameters and locals")
     rename.add_argument("--typing", choices=("select", "append", "retype"), default="select",
                         help="how the use is renamed by hand: select it and type over it, type a suffix at its end "
                              "(the new names are the old with a suffix), or delete it and type the new one")

@@ -5,7 +5,8 @@ name that a Python function binds (a parameter, or a name it assigns; found with
 ``self``, ``cls`` and builtins left out) and uses at least twice in its body (or, with
 ``--members``, an attribute a class sets, ``self.name = …``, or a method it defines, used
 at least twice through ``self.`` or ``cls.`` in that class or defined and used once,
-nested classes left out), open the
+nested classes left out; in JavaScript and TypeScript a class's member named through
+``this.`` or where the class defines it, ``benchmarks/rename_tree_members.py``), open the
 file, select the name's first use (``--at any``: a use drawn at random, so that uses
 above it are left to rename too) and type the new name one character per ``didChange``
 (the first keystroke replaces the selection), then call ``redraft/nextEdit`` with the
@@ -33,7 +34,8 @@ from pathlib import Path
 
 from benchmarks.lsp_client import ContentChange, LspClient, LspPosition, LspRange
 from benchmarks.lsp_text import position_to_offset
-from benchmarks.rename_trees import SUFFIXES, draw
+from benchmarks.rename_tree_members import member_cases
+from benchmarks.rename_trees import SUFFIXES, draw, tree_cases
 from benchmarks.scoring import percentile
 
 _NOT_RENAMED = frozenset(dir(builtins)) | {"self", "cls"}
@@ -435,17 +437,18 @@ def run_rename_bench(folder: Path, limit: int, command: list[str], threshold: fl
                      typing: str = "select") -> RenameReport:
     paths = sorted(p for p in folder.rglob("*.py") if p.is_file())
     cases, parsed = rename_cases(paths, limit, seed, anywhere, members, appended=typing == "append")
-    if not members:  # JavaScript and TypeScript: their own draw, so that Python's stays as it was
-        scripts = sorted(p for p in folder.rglob("*") if p.suffix.lower() in SUFFIXES and p.is_file()
-                         and "node_modules" not in p.parts)
-        drawn, read = draw(scripts, random.Random(seed), typing == "append", anywhere)
-        if drawn:
-            rng = random.Random(seed)
-            rng.shuffle(drawn)
-            cases = [*cases, *(RenameCase(d.path, d.text, d.name, d.uses, d.new_name, d.typed, d.kind, d.language)
-                               for d in drawn[:limit])]
-            rng.shuffle(cases)
-            cases, parsed = cases[:limit], parsed + read
+    # JavaScript and TypeScript: their own draw, so that Python's stays as it was.
+    scripts = sorted(p for p in folder.rglob("*") if p.suffix.lower() in SUFFIXES and p.is_file()
+                     and "node_modules" not in p.parts)
+    drawn, read = draw(scripts, random.Random(seed), typing == "append", anywhere,
+                       member_cases if members else tree_cases)
+    if drawn:
+        rng = random.Random(seed)
+        rng.shuffle(drawn)
+        cases = [*cases, *(RenameCase(d.path, d.text, d.name, d.uses, d.new_name, d.typed, d.kind, d.language)
+                           for d in drawn[:limit])]
+        rng.shuffle(cases)
+        cases, parsed = cases[:limit], parsed + read
     return RenameReport(parsed, asyncio.run(_run(cases, command, threshold, typing)), anywhere, members, typing)
 
 

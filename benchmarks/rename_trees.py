@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import bisect
 import random
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
@@ -151,9 +151,9 @@ def _names_in(scope: Node, name: bytes) -> list[Node]:
     return sorted(found, key=lambda n: n.start_byte)
 
 
-def tree_cases(path: Path, text: str, parsers: dict[str, Parser]) -> list[tuple[str, str, list[int]]] | None:
-    """(name, kind, start bytes of its uses) of each binding of the file drawn as a case;
-    None when the file is not JavaScript or TypeScript or does not parse cleanly."""
+def clean_tree(path: Path, text: str, parsers: dict[str, Parser]) -> Node | None:
+    """The file's tree; None when the file is not JavaScript or TypeScript, is longer than
+    the engine reads, or does not parse cleanly."""
     language = SUFFIXES.get(path.suffix.lower())
     if language is None:
         return None
@@ -162,7 +162,14 @@ def tree_cases(path: Path, text: str, parsers: dict[str, Parser]) -> list[tuple[
         return None
     parser = parsers.setdefault(language, _parser(language))
     root = parser.parse(source).root_node
-    if root.has_error:
+    return None if root.has_error else root
+
+
+def tree_cases(path: Path, text: str, parsers: dict[str, Parser]) -> list[tuple[str, str, list[int]]] | None:
+    """(name, kind, start bytes of its uses) of each binding of the file drawn as a case;
+    None when the file is not JavaScript or TypeScript or does not parse cleanly."""
+    root = clean_tree(path, text, parsers)
+    if root is None:
         return None
     bindings = list(_bindings(root))
     declared: dict[bytes, list[tuple[Node, Node]]] = {}
@@ -181,6 +188,10 @@ def tree_cases(path: Path, text: str, parsers: dict[str, Parser]) -> list[tuple[
     return cases
 
 
+# (name, kind, start bytes of its places) of each case in a file; None: the file is not read.
+CaseFinder = Callable[[Path, str, "dict[str, Parser]"], "list[tuple[str, str, list[int]]] | None"]
+
+
 class DrawnCase(NamedTuple):
     path: Path
     language: str
@@ -192,8 +203,10 @@ class DrawnCase(NamedTuple):
     kind: str
 
 
-def draw(paths: list[Path], rng: random.Random, appended: bool, anywhere: bool) -> tuple[list[DrawnCase], int]:
-    """Every case in ``paths``, and how many files were read."""
+def draw(paths: list[Path], rng: random.Random, appended: bool, anywhere: bool,
+         cases_of: CaseFinder = tree_cases) -> tuple[list[DrawnCase], int]:
+    """Every case ``cases_of`` finds in ``paths`` (bindings unless told), and how many files
+    were read."""
     parsers: dict[str, Parser] = {}
     found: list[DrawnCase] = []
     read = 0
@@ -202,7 +215,7 @@ def draw(paths: list[Path], rng: random.Random, appended: bool, anywhere: bool) 
             text = path.read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError):
             continue
-        cases = tree_cases(path, text, parsers)
+        cases = cases_of(path, text, parsers)
         if cases is None:
             continue
         read += 1
