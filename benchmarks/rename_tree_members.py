@@ -1,8 +1,9 @@
 """The rename bench's JavaScript and TypeScript member cases (``--members``), drawn with
 tree-sitter as ``benchmarks/rename.py`` draws Python's with ``ast``.
 
-A case is a name that one class body names as a member of its own: ``this.name`` anywhere
-in the body (an arrow function's ``this`` too; a nested class's body is that class's), or
+A case is a name that one class body names as a member of its own: ``this.name`` where
+``this`` is the instance (in the class's methods and fields' initializers, through arrow
+functions; not in a ``function`` or an object literal's method, nor a nested class), or
 the name of a method, field or overload signature defined directly in the body. Its places
 are all of those, in document order: at least two, one of them a ``this.name``. Left out:
 ``#private`` names and ``constructor``; a name that two classes of the file name so (one
@@ -27,6 +28,9 @@ MEMBER = "member"  # the kind Python's members are reported under
 # Definitions in a class body, and the field that holds the name each defines.
 _DEFINITIONS = {"method_definition": "name", "method_signature": "name", "abstract_method_signature": "name",
                 "public_field_definition": "name", "field_definition": "property"}
+# Functions with a `this` of their own (an arrow has none).
+_NOT_ARROWS = frozenset({"function_expression", "function", "function_declaration", "generator_function",
+                         "generator_function_declaration"})
 # What makes a constructor's parameter a property of the class too.
 _PARAMETER_PROPERTY_MARKS = frozenset({"accessibility_modifier", "override_modifier", "readonly"})
 
@@ -68,7 +72,7 @@ def _places(body: Node) -> dict[bytes, tuple[list[Node], bool]]:
         stack.extend(node.children)
         if node.type != "property_identifier" or node.text in (None, b"constructor"):
             continue
-        through_this = _is_this_member(node)
+        through_this = _is_this_member(node) and _this_is_the_instance(body, node)
         if through_this or _is_defined_in(body, node):
             nodes, seen_through_this = places.setdefault(node.text, ([], False))
             nodes.append(node)
@@ -83,6 +87,21 @@ def _is_this_member(name: Node) -> bool:
         return False
     subject, held = parent.child_by_field_name("object"), parent.child_by_field_name("property")
     return subject is not None and subject.type == "this" and held is not None and held.id == name.id
+
+
+def _this_is_the_instance(body: Node, name: Node) -> bool:
+    """The ``this`` of ``this.name`` is an instance of the class of ``body``: the nearest
+    function around it that is not an arrow is one of the class's own methods, or there is
+    none before the class body (a field's initializer). A ``function``'s or an object
+    literal's method's ``this`` is another object."""
+    around = name.parent
+    while around is not None and around.id != body.id:
+        if around.type == "method_definition":
+            return around.parent is not None and around.parent.id == body.id
+        if around.type in _NOT_ARROWS:
+            return False
+        around = around.parent
+    return around is not None
 
 
 def _is_defined_in(body: Node, name: Node) -> bool:

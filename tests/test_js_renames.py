@@ -172,3 +172,18 @@ def test_a_name_with_a_dollar_is_one_name() -> None:
     text = "function f($el) {\n  const w = $el.width;\n  return $el.height + w;\n}\n"
     assert renamed(text, 0, "$el", "$node", "f.js") == [
         (1, "  const w = $node.width;\n"), (2, "  return $node.height + w;\n")]
+
+
+def test_an_object_s_method_and_a_function_s_this_inside_the_class_are_not_its_member() -> None:
+    text = ("class Panel {\n  count = 0;\n  bump() { const made = { count() { return 1; } }; this.count += 1; }\n"
+            "  read() { function f() { return this.count; } return this.count; }\n}\n")
+    assert renamed(text, 1, "count", "total", "p.ts") == [
+        (2, "  bump() { const made = { count() { return 1; } }; this.total += 1; }\n"),
+        (3, "  read() { function f() { return this.count; } return this.total; }\n")]
+
+
+def test_a_member_set_only_through_this_lives_in_its_class_however_far_its_uses() -> None:
+    filler = "".join(f"  step{n}() {{ return {n}; }}\n" for n in range(40))
+    text = f"class Conn {{\n  constructor(url) {{ this.url = url; }}\n{filler}  open() {{ return dial(this.url); }}\n}}\n"
+    edits = _edits(text, 1, "this.url", "this.address", "c.js")
+    assert [(e.start_line, e.in_function) for e in edits] == [(42, True)]

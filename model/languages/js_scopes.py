@@ -55,6 +55,10 @@ BLOCK_SCOPES = FUNCTION_SCOPES | {"statement_block", "for_statement", "for_in_st
 _MEMBER_NAMES = frozenset({"property_identifier", "private_property_identifier"})
 _MEMBER_DEFINITIONS = frozenset({"method_definition", "field_definition", "public_field_definition",
                                  "method_signature", "abstract_method_signature"})
+# What gives `this` its meaning: a method (the class's, or an object literal's), a
+# `function`, or a class body (a field's initializer); an arrow keeps the one around it.
+_THIS_SCOPES = frozenset({"method_definition", "function_expression", "function_declaration", "function",
+                          "generator_function", "generator_function_declaration", "class_body"})
 # Declarations whose `name` belongs to the block around them.
 _DECLARED_AROUND = frozenset({"function_declaration", "generator_function_declaration", "class_declaration",
                               "abstract_class_declaration", "interface_declaration", "type_alias_declaration",
@@ -136,18 +140,22 @@ class Scopes:
         body = _around(target, frozenset({"class_body"}))
         if body is None:
             return None
+        if not _of_the_class(target, body):
+            return None
         wanted = {name.encode("utf-8") for name in names}
         found = []
         stack = [body]
         while stack:
             node = stack.pop()
             if node.type in _MEMBER_NAMES and node.text in wanted and _names_a_member(node) \
-                    and _around(node, frozenset({"class_body"})) == body:
+                    and _of_the_class(node, body):
                 found.append(node)
             stack.extend(node.children)
         defined = [node for node in found if node.parent is not None and node.parent.type in _MEMBER_DEFINITIONS]
         references = tuple(self._place(node.start_byte) for node in sorted(found, key=lambda node: node.start_byte))
-        declared_at = self._place(defined[0].start_byte) if defined else None
+        # A member lives in its class, however it came to be (a field, a method, or only
+        # `this.name = …` in a method): its first place stands for its declaration.
+        declared_at = self._place(defined[0].start_byte) if defined else references[0]
         return Binding(references, declared_at, range(body.start_point[0], body.end_point[0] + 1))
 
     def declaration_of(self, row: int, column: int, name: str) -> tuple[int, int] | None:
@@ -194,6 +202,27 @@ def _names_a_member(node: Node) -> bool:
         return _field(parent, "property", node) and subject is not None and subject.type == "this"
     return parent.type in _MEMBER_DEFINITIONS and _field(parent, "name" if parent.type != "field_definition"
                                                          else "property", node)
+
+
+def _of_the_class(node: Node, body: Node) -> bool:
+    """A member name (``_names_a_member``) that is the class's of ``body``: a definition
+    standing in the body itself (not an object literal's method or a type's inside it), or
+    ``this.name`` whose ``this`` is the instance: in the class's own method or a field's
+    initializer, through arrows, not in a ``function`` or an object literal's method, whose
+    ``this`` is another object, nor in a nested class."""
+    parent = node.parent
+    if parent is None:
+        return False
+    if parent.type != "member_expression":
+        return parent.parent is not None and parent.parent == body
+    scope = parent.parent
+    while scope is not None and scope.type not in _THIS_SCOPES:
+        scope = scope.parent
+    if scope is None:
+        return False
+    if scope.type == "class_body":
+        return scope == body
+    return scope.type == "method_definition" and scope.parent is not None and scope.parent == body
 
 
 def _declarations(names: list[Node]) -> dict[int, tuple[Node, int]]:
