@@ -184,6 +184,7 @@ def test_an_object_s_method_and_a_function_s_this_inside_the_class_are_not_its_m
 
 def test_a_member_set_only_through_this_lives_in_its_class_however_far_its_uses() -> None:
     filler = "".join(f"  step{n}() {{ return {n}; }}\n" for n in range(40))
-    text = f"class Conn {{\n  constructor(url) {{ this.url = url; }}\n{filler}  open() {{ return dial(this.url); }}\n}}\n"
+    text = (f"class Conn {{\n  constructor(url) {{ this.url = url; }}\n{filler}"
+            "  open() { return dial(this.url); }\n}\n")
     edits = _edits(text, 1, "this.url", "this.address", "c.js")
     assert [(e.start_line, e.in_function) for e in edits] == [(42, True)]
