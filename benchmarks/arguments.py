@@ -33,13 +33,14 @@ from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 
-from benchmarks.code_tokens import PYTHON, SCRIPT, Kind, Source, Token, matching_close, read_source, source_files
+from benchmarks.code_tokens import PYTHON, SCRIPT, Kind, Source, Token, matching_close, source_files
 from benchmarks.edit_chains import (
     EditCase,
     EditReport,
     Site,
     Typing,
     added_argument,
+    drawn_cases,
     format_outcomes,
     how_typed,
     run_cases,
@@ -140,34 +141,30 @@ def call_sites(source: Source, code: tuple[Token, ...], name: str, is_method: bo
 def argument_cases(paths: list[Path], limit: int, seed: int) -> tuple[list[EditCase], int]:
     """Up to ``limit`` cases, one per function with two calls or more, drawn at random; and
     how many files were read."""
-    rng = random.Random(seed)
-    found: list[EditCase] = []
-    read = 0
-    for path in paths:
-        source = read_source(path)
-        if source is None:
+    return drawn_cases(paths, limit, seed, _argument_cases_in)
+
+
+def _argument_cases_in(source: Source, rng: random.Random) -> Iterator[EditCase]:
+    """A case for each function ``source`` defines once and calls twice or more, the
+    argument drawn with ``rng`` among those none of its calls passes."""
+    code = tuple(token for token in source.tokens if token.kind is not Kind.COMMENT)
+    inside = _inside_calls(code, source.dialect.keywords)
+    for name, is_method in sorted(definitions(source, code).items()):
+        sites = call_sites(source, code, name, is_method, inside)
+        if sites is None or len(sites) < 2:
             continue
-        read += 1
-        code = tuple(token for token in source.tokens if token.kind is not Kind.COMMENT)
-        inside = _inside_calls(code, source.dialect.keywords)
-        for name, is_method in sorted(definitions(source, code).items()):
-            sites = call_sites(source, code, name, is_method, inside)
-            if sites is None or len(sites) < 2:
-                continue
-            arguments = list(ARGUMENTS[source.dialect])
-            rng.shuffle(arguments)
-            insides = [source.text[name_token.end + 1 : close.start] for name_token, close, _ in sites]
-            argument = next((a for a in arguments if "=" not in a or not any(
-                re.search(rf"\b{a.split('=')[0]}\s*=", text) for text in insides)), None)
-            if argument is None:
-                continue
-            edits = tuple(Site(source.row(close.start), ((column, column, added_argument(text, argument)),))
-                          for (_, close, _), text in zip(sites, insides, strict=True)
-                          for column in [source.column(close.start)])
-            nested = NESTED if any(is_nested for _, _, is_nested in sites) else NOT_NESTED
-            found.append(EditCase(path, source.text, edits, 0, source.dialect.label, nested))
-    rng.shuffle(found)
-    return found[:limit], read
+        arguments = list(ARGUMENTS[source.dialect])
+        rng.shuffle(arguments)
+        insides = [source.text[name_token.end + 1 : close.start] for name_token, close, _ in sites]
+        argument = next((a for a in arguments if "=" not in a or not any(
+            re.search(rf"\b{a.split('=')[0]}\s*=", text) for text in insides)), None)
+        if argument is None:
+            continue
+        edits = tuple(Site(source.row(close.start), ((column, column, added_argument(text, argument)),))
+                      for (_, close, _), text in zip(sites, insides, strict=True)
+                      for column in [source.column(close.start)])
+        nested = NESTED if any(is_nested for _, _, is_nested in sites) else NOT_NESTED
+        yield EditCase(source.path, source.text, edits, 0, source.dialect.label, nested)
 
 
 def run_arguments_bench(folder: Path, limit: int, command: list[str], threshold: float = 0.5, seed: int = 0,

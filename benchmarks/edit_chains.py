@@ -15,15 +15,16 @@ the edit made at some of the sites (a wrong edit).
 from __future__ import annotations
 
 import asyncio
-import time
+import random
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
-from benchmarks.code_tokens import lsp_lines
+from benchmarks.accept_and_jump import ask_and_apply, send_accepted
+from benchmarks.code_tokens import Source, lsp_lines, read_source
 from benchmarks.lsp_client import ContentChange, LspClient, LspPosition, LspRange
-from benchmarks.lsp_text import code_units, offset_to_position, position_to_offset
+from benchmarks.lsp_text import code_units, offset_to_position
 from benchmarks.rename import share
 from benchmarks.scoring import percentile
 
@@ -48,6 +49,24 @@ class EditCase:
     typed: int  # the site edited by hand
     language: str
     label: str  # what the report groups by besides the language (the operation, nesting…)
+
+
+def drawn_cases(paths: Iterable[Path], limit: int, seed: int,
+                cases_in: Callable[[Source, random.Random], Iterable[EditCase]]) -> tuple[list[EditCase], int]:
+    """Up to ``limit`` of the cases ``cases_in`` finds in the files that read, drawn at
+    random; and how many files were read. One generator, seeded with ``seed``, makes
+    ``cases_in``'s choices and then the draw, so that a seed always draws the same cases."""
+    rng = random.Random(seed)
+    found: list[EditCase] = []
+    read = 0
+    for path in paths:
+        source = read_source(path)
+        if source is None:
+            continue
+        read += 1
+        found.extend(cases_in(source, rng))
+    rng.shuffle(found)
+    return found[:limit], read
 
 
 @dataclass
@@ -171,16 +190,11 @@ async def play(client: LspClient, uri: str, case: EditCase, typing: Typing = "pi
                   if 0 <= k < len(case.sites)]
     outcome = EditOutcome(case.language, case.label)
     for asked in range(len(case.sites)):
-        started = time.perf_counter()
-        result = await client.request("redraft/nextEdit", {"textDocument": {"uri": uri}, "position": cursor})
-        outcome.latencies_ms.append((time.perf_counter() - started) * 1000)
-        if not result or not result.get("items"):
+        latency_ms, proposal = await ask_and_apply(client, uri, document, cursor)
+        outcome.latencies_ms.append(latency_ms)
+        if proposal is None:
             break
-        edit = result["items"][0]["edit"]
-        first, last = edit["range"]["start"], edit["range"]["end"]
-        a = position_to_offset(document, first["line"], first["character"])
-        b = position_to_offset(document, last["line"], last["character"])
-        document = document[:a] + edit["newText"] + document[b:]
+        document = proposal.document
         if asked == 0:
             outcome.shown, outcome.exact = True, document in neighbours
         if not is_part_of_the_edit(document, case):
@@ -190,9 +204,8 @@ async def play(client: LspClient, uri: str, case: EditCase, typing: Typing = "pi
             outcome.chain = DONE
             break
         version += 1
-        await client.did_change(uri, version, [ContentChange(range=LspRange(start=first, end=last),
-                                                             text=edit["newText"])])
-        line, character = offset_to_position(document, a + len(edit["newText"]))
+        await send_accepted(client, uri, version, proposal)
+        line, character = offset_to_position(document, proposal.offset + len(proposal.new_text))
         cursor = LspPosition(line=line, character=character)
     await client.did_close(uri)
     return outcome

@@ -28,12 +28,11 @@ import asyncio
 import builtins
 import random
 import re
-import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from benchmarks.accept_and_jump import ask_and_apply, send_accepted
 from benchmarks.lsp_client import ContentChange, LspClient, LspPosition, LspRange
-from benchmarks.lsp_text import position_to_offset
 from benchmarks.rename_tree_members import member_cases
 from benchmarks.rename_trees import SUFFIXES, draw, tree_cases
 from benchmarks.scoring import percentile
@@ -332,17 +331,12 @@ async def _case(client: LspClient, uri: str, case: RenameCase, typing: str = "se
     # Accept each first item and ask again from where it applied, as an editor's
     # accept-and-jump does, until nothing is proposed or every use is renamed.
     for asked in range(len(case.uses) + 1):
-        started = time.perf_counter()
-        result = await client.request("redraft/nextEdit", {"textDocument": {"uri": uri}, "position": cursor})
+        latency_ms, proposal = await ask_and_apply(client, uri, document, cursor)
         if asked == 0:
-            outcome.latency_ms = (time.perf_counter() - started) * 1000
-        if not result or not result.get("items"):
+            outcome.latency_ms = latency_ms
+        if proposal is None:
             break
-        edit = result["items"][0]["edit"]
-        first, last = edit["range"]["start"], edit["range"]["end"]
-        a = position_to_offset(document, first["line"], first["character"])
-        b = position_to_offset(document, last["line"], last["character"])
-        document = document[:a] + edit["newText"] + document[b:]
+        document = proposal.document
         if asked == 0:
             outcome.shown = True
             if case.typed == 0:
@@ -359,9 +353,8 @@ async def _case(client: LspClient, uri: str, case: RenameCase, typing: str = "se
             outcome.chain = CHAIN_DONE
             break
         version += 1
-        await client.did_change(uri, version, [ContentChange(range=LspRange(start=first, end=last),
-                                                             text=edit["newText"])])
-        cursor = first
+        await send_accepted(client, uri, version, proposal)
+        cursor = proposal.start
     await client.did_close(uri)
     return outcome
 

@@ -29,8 +29,8 @@ import random
 from collections.abc import Iterator
 from pathlib import Path
 
-from benchmarks.code_tokens import Kind, Source, Token, read_source, source_files
-from benchmarks.edit_chains import EditCase, EditReport, Typing, format_outcomes, how_typed, run_cases
+from benchmarks.code_tokens import Kind, Source, Token, source_files
+from benchmarks.edit_chains import EditCase, EditReport, Typing, drawn_cases, format_outcomes, how_typed, run_cases
 from benchmarks.line_operations import CHOICES, CLOSING, OPENING, OPERATIONS, Line, run_edit
 from benchmarks.type_lines import type_rows
 
@@ -102,14 +102,7 @@ def runs(source: Source) -> Iterator[list[Line]]:
 def repeated_cases(paths: list[Path], limit: int, seed: int, anywhere: bool = False) -> tuple[list[EditCase], int]:
     """Up to ``limit`` cases, one per run that admits an operation, drawn at random; and how
     many files were read."""
-    rng = random.Random(seed)
-    found: list[EditCase] = []
-    read = 0
-    for path in paths:
-        source = read_source(path)
-        if source is None:
-            continue
-        read += 1
+    def cases_in(source: Source, rng: random.Random) -> Iterator[EditCase]:
         for run in runs(source):
             operations = list(OPERATIONS)
             rng.shuffle(operations)
@@ -118,10 +111,10 @@ def repeated_cases(paths: list[Path], limit: int, seed: int, anywhere: bool = Fa
                 sites = run_edit(run, operation, choice)
                 if sites is not None:
                     typed = rng.randrange(len(sites)) if anywhere else 0
-                    found.append(EditCase(path, source.text, sites, typed, source.dialect.label, operation))
+                    yield EditCase(source.path, source.text, sites, typed, source.dialect.label, operation)
                     break
-    rng.shuffle(found)
-    return found[:limit], read
+
+    return drawn_cases(paths, limit, seed, cases_in)
 
 
 def run_repeated_bench(folder: Path, limit: int, command: list[str], threshold: float = 0.5, seed: int = 0,

@@ -431,6 +431,22 @@ async def test_a_def_annotated_offers_the_next_def_the_types_its_code_tells_at_t
         "def test_fails(tester, code=1):", "def test_fails(tester: Tester, code: int = 1) -> None:")
 
 
+async def accepted_in_turn(client: LspClient, uri: str, steps: list[tuple[tuple[int, int], str]]) -> str:
+    """For each step, ask for the next edit at its (line, character) and accept the first
+    item at once, as an editor's accept-and-jump does: a ``didChange`` of its own (the
+    hand edit being version 2), no feedback sent; the document must then hold the step's
+    line. The document after the last step is returned."""
+    version, document = 2, ""
+    for (line, character), expected in steps:
+        result = await next_edit(client, uri, line, character)
+        assert result is not None, f"nothing proposed for {expected!r}"
+        version += 1
+        await client.did_change(uri, version, [as_change(result["items"][0])])
+        document = await text_of(client, uri)
+        assert expected in document
+    return document
+
+
 async def test_a_run_of_lines_edited_alike_is_carried_line_by_line_as_each_proposal_is_accepted() -> None:
     # The same change on each entry of a literal; each proposal is applied at once, as an
     # editor's accept-and-jump does, without telling the server (no feedback sent): the
@@ -440,15 +456,8 @@ async def test_a_run_of_lines_edited_alike_is_carried_line_by_line_as_each_propo
     async with served(uri, doc) as client:
         where = {"start": {"line": 1, "character": 12}, "end": {"line": 1, "character": 18}}
         await client.did_change(uri, 2, [{"range": where, "text": "str(row[0])"}])
-        version, document = 2, ""
-        for expected in ('    "age": str(row[1]),\n', '    "city": str(row[12]),\n'):
-            result = await client.request("redraft/nextEdit", {"textDocument": {"uri": uri},
-                                                               "position": {"line": 1, "character": 23}})
-            edit = result["items"][0]["edit"]
-            version += 1
-            await client.did_change(uri, version, [{"range": edit["range"], "text": edit["newText"]}])
-            document = await text_of(client, uri)
-            assert expected in document
+        document = await accepted_in_turn(client, uri, [((1, 23), '    "age": str(row[1]),\n'),
+                                                        ((1, 23), '    "city": str(row[12]),\n')])
         assert document == doc.replace("row[0]", "str(row[0])").replace("row[1]", "str(row[1])").replace(
             "row[12]", "str(row[12])")
 
@@ -461,10 +470,5 @@ async def test_an_accepted_proposal_is_a_change_of_its_own_even_within_the_merge
     async with served(uri, doc) as client:
         where = {"start": {"line": 0, "character": 11}, "end": {"line": 0, "character": 11}}
         await client.did_change(uri, 2, [{"range": where, "text": ", retries=3"}])
-        for version, expected in ((3, "b = [fetch(y, retries=3)]\n"), (4, "c = {fetch(z, retries=3)}\n")):
-            result = await client.request("redraft/nextEdit", {"textDocument": {"uri": uri},
-                                                               "position": {"line": version - 3, "character": 0}})
-            assert result is not None, f"nothing proposed for {expected!r}"
-            edit = result["items"][0]["edit"]
-            await client.did_change(uri, version, [{"range": edit["range"], "text": edit["newText"]}])
-            assert expected in await text_of(client, uri)
+        await accepted_in_turn(client, uri, [((0, 0), "b = [fetch(y, retries=3)]\n"),
+                                             ((1, 0), "c = {fetch(z, retries=3)}\n")])
