@@ -188,3 +188,29 @@ def test_a_member_set_only_through_this_lives_in_its_class_however_far_its_uses(
             "  open() { return dial(this.url); }\n}\n")
     edits = _edits(text, 1, "this.url", "this.address", "c.js")
     assert [(e.start_line, e.in_function) for e in edits] == [(42, True)]
+
+
+PARAMETER_PROPERTY = """class Client {
+  constructor(private readonly base: string, retries: number) {
+    log(base, retries);
+  }
+  url(path: string) { return this.base + path; }
+  other(o: Client) { return o.base; }
+}
+"""
+
+
+def test_a_typescript_parameter_property_is_renamed_with_its_uses_through_this_whichever_is_renamed() -> None:
+    # Renamed at the parameter: its use in the constructor and `this.base` in the class;
+    # another instance's `o.base` is left alone (no tree says whose it is).
+    assert sorted(renamed(PARAMETER_PROPERTY, 1, "base", "root", "client.ts")) == [
+        (2, "    log(root, retries);\n"), (4, "  url(path: string) { return this.root + path; }\n")]
+    # Renamed through `this`: the parameter and its use in the constructor.
+    assert sorted(renamed(PARAMETER_PROPERTY, 4, "this.base", "this.root", "client.ts")) == [
+        (1, "  constructor(private readonly root: string, retries: number) {\n"), (2, "    log(root, retries);\n")]
+
+
+def test_a_constructor_s_plain_parameter_is_not_a_member() -> None:
+    # `retries` has no modifier: a parameter of the constructor only.
+    text = PARAMETER_PROPERTY.replace("this.base + path", "this.retries + path")
+    assert renamed(text, 1, "retries", "tries", "client.ts") == [(2, "    log(base, tries);\n")]

@@ -55,6 +55,8 @@ BLOCK_SCOPES = FUNCTION_SCOPES | {"statement_block", "for_statement", "for_in_st
 _MEMBER_NAMES = frozenset({"property_identifier", "private_property_identifier"})
 _MEMBER_DEFINITIONS = frozenset({"method_definition", "field_definition", "public_field_definition",
                                  "method_signature", "abstract_method_signature"})
+# What makes a constructor's parameter a member too (TypeScript's parameter properties).
+_PROPERTY_MODIFIERS = frozenset({"accessibility_modifier", "readonly", "override_modifier"})
 # What gives `this` its meaning: a method (the class's, or an object literal's), a
 # `function`, or a class body (a field's initializer); an arrow keeps the one around it.
 _THIS_SCOPES = frozenset({"method_definition", "function_expression", "function_declaration", "function",
@@ -128,35 +130,61 @@ class Scopes:
 
     def member(self, row: int, column: int, names: Collection[str]) -> Binding | None:
         """The member of a class that the name at (``row``, str ``column``) is, when it is one
-        the class itself names: ``this.name`` inside the class, or its method's or field's
-        own name; every place the class names it so (``this.name`` outside a nested class,
-        the method's or field's definition), ``names`` read as one. None for any other
-        property (``other.name``: whose it is no tree tells)."""
+        the class itself names: ``this.name`` inside the class, its method's or field's own
+        name, or a constructor's parameter property (TypeScript's ``constructor(private
+        name)``) or a use of that parameter; every place the class names it so (``this.name``
+        outside a nested class, the definition, the parameter and its uses in the
+        constructor), ``names`` read as one. None for any other property (``other.name``:
+        whose it is no tree tells) or name."""
         at = self._offset(row, column)
         target = self.root.descendant_for_byte_range(at, at + 1)
-        if target is None or target.type not in _MEMBER_NAMES or target.start_byte != at \
-                or not _names_a_member(target):
+        if target is None or target.start_byte != at:
             return None
-        body = _around(target, frozenset({"class_body"}))
-        if body is None:
-            return None
-        if not _of_the_class(target, body):
-            return None
+        if target.type in NAME_NODES:
+            body = self._parameter_property_class(row, column, names)
+        elif target.type in _MEMBER_NAMES and _names_a_member(target):
+            body = _around(target, frozenset({"class_body"}))
+            if body is not None and not _of_the_class(target, body):
+                body = None
+        else:
+            body = None
+        return None if body is None else self._members(body, names)
+
+    def _members(self, body: Node, names: Collection[str]) -> Binding:
+        """Every place the class of ``body`` names its member ``names`` (``member``)."""
         wanted = {name.encode("utf-8") for name in names}
-        found = []
+        found, parameters = [], []
         stack = [body]
         while stack:
             node = stack.pop()
             if node.type in _MEMBER_NAMES and node.text in wanted and _names_a_member(node) \
                     and _of_the_class(node, body):
                 found.append(node)
+            elif node.type == "identifier" and node.text in wanted and _parameter_property(node) == body:
+                parameters.append(node)
             stack.extend(node.children)
         defined = [node for node in found if node.parent is not None and node.parent.type in _MEMBER_DEFINITIONS]
-        references = tuple(self._place(node.start_byte) for node in sorted(found, key=lambda node: node.start_byte))
-        # A member lives in its class, however it came to be (a field, a method, or only
-        # `this.name = …` in a method): its first place stands for its declaration.
-        declared_at = self._place(defined[0].start_byte) if defined else references[0]
+        places = {self._place(node.start_byte) for node in found}
+        for parameter in parameters:  # the parameter's own uses in the constructor are the member too
+            uses = self.binding(*self._place(parameter.start_byte), names)
+            places.update(uses.references if uses is not None else [self._place(parameter.start_byte)])
+        references = tuple(sorted(places))
+        # A member lives in its class, however it came to be (a field, a method, a parameter
+        # property, or only `this.name = …` in a method): its first place stands for its
+        # declaration.
+        declarations = sorted([*defined, *parameters], key=lambda node: node.start_byte)
+        declared_at = self._place(declarations[0].start_byte) if declarations else references[0]
         return Binding(references, declared_at, range(body.start_point[0], body.end_point[0] + 1))
+
+    def _parameter_property_class(self, row: int, column: int, names: Collection[str]) -> Node | None:
+        """The class body whose constructor declares the name at (``row``, ``column``), or the
+        name it refers to, as a parameter property; None for any other name."""
+        binding = self.binding(row, column, names)
+        if binding is None or binding.declared_at is None:
+            return None
+        at = self._offset(*binding.declared_at)
+        declaration = self.root.descendant_for_byte_range(at, at + 1)
+        return None if declaration is None else _parameter_property(declaration)
 
     def declaration_of(self, row: int, column: int, name: str) -> tuple[int, int] | None:
         """Where ``name`` would be declared, written in place of the name at (``row``, str
@@ -202,6 +230,25 @@ def _names_a_member(node: Node) -> bool:
         return _field(parent, "property", node) and subject is not None and subject.type == "this"
     return parent.type in _MEMBER_DEFINITIONS and _field(parent, "name" if parent.type != "field_definition"
                                                          else "property", node)
+
+
+def _parameter_property(node: Node) -> Node | None:
+    """The class body whose constructor declares ``node`` as a parameter property (one with
+    ``private``, ``public``, ``protected``, ``readonly`` or ``override``): TypeScript makes
+    it a member of the instance too. None for any other node."""
+    parameter = node.parent
+    if parameter is None or parameter.type not in ("required_parameter", "optional_parameter") \
+            or not _field(parameter, "pattern", node) or node.type != "identifier" \
+            or not any(child.type in _PROPERTY_MODIFIERS for child in parameter.children):
+        return None
+    constructor = parameter.parent.parent if parameter.parent is not None else None
+    if constructor is None or constructor.type != "method_definition":
+        return None
+    name = constructor.child_by_field_name("name")
+    body = constructor.parent
+    if name is None or name.text != b"constructor" or body is None or body.type != "class_body":
+        return None
+    return body
 
 
 def _of_the_class(node: Node, body: Node) -> bool:
