@@ -132,6 +132,7 @@ def add_bench_parser(commands: argparse._SubParsersAction[argparse.ArgumentParse
                            "that the server is still up")
     http.add_argument("--url", help="a running redraft http to measure (default: one started for the bench)")
     http.add_argument("--max-pending", type=int, help="--max-pending of the server started (default: its own)")
+    http.add_argument("--workers", type=int, help="--workers of the server started (default: its own)")
     http.add_argument("--max-tokens", type=int, default=24,
                       help="max_tokens of each request (default 24: a line, answered on a 32-token canvas)")
     decode = suites.add_parser("decode", help="commit rules side by side on the same FIM cases (in-process)")
@@ -164,7 +165,8 @@ def bench(args: argparse.Namespace) -> int:
         clients = parse_clients(args.clients or ("32" if args.burst else "1,4,8"))
         files = args.files or [Path(module.__file__ or "") for module in _latency_modules()]
         print(format_http(run_http_bench(files, clients, args.requests, command, url=args.url, burst=args.burst,
-                                         max_tokens=args.max_tokens, max_pending=args.max_pending)))
+                                         max_tokens=args.max_tokens, max_pending=args.max_pending,
+                                         workers=args.workers)))
         return 0
     command.append("serve")
     if args.suite == "fuzz":

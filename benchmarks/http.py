@@ -118,13 +118,14 @@ def _free_port() -> int:
 
 
 @contextlib.contextmanager
-def served(url: str | None, command: list[str], max_pending: int | None) -> Iterator[str]:
+def served(url: str | None, command: list[str], max_pending: int | None, workers: int | None = None) -> Iterator[str]:
     """``url``, or a ``redraft http`` started for the bench (``command`` + ``http …``)."""
     if url is not None:
         yield url.rstrip("/")
         return
     port = _free_port()
     extra = ["--max-pending", str(max_pending)] if max_pending is not None else []
+    extra += ["--workers", str(workers)] if workers is not None else []
     with tempfile.TemporaryFile() as log:
         process = subprocess.Popen([*command, "http", "--port", str(port), *extra], stdout=log, stderr=log)
         started = f"http://127.0.0.1:{port}"
@@ -214,12 +215,12 @@ async def _bench(url: str, cases: list[FimCase], clients: list[int], requests: i
 
 def run_http_bench(files: Sequence[Path], clients: list[int], requests: int, command: list[str],
                    url: str | None = None, burst: bool = False, max_tokens: int = 24,
-                   max_pending: int | None = None) -> HttpReport:
+                   max_pending: int | None = None, workers: int | None = None) -> HttpReport:
     cases = fim_cases(files, requests)
     if not cases:
         raise ValueError("the files hold no code line to complete (each needs 1,000 characters before a line of "
                          "12 or more)")
-    with served(url, command, max_pending) as base:
+    with served(url, command, max_pending, workers) as base:
         return asyncio.run(_bench(base, cases, clients, requests, max_tokens, burst))
 
 

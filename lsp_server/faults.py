@@ -37,6 +37,7 @@ class FaultPlan:
     def __init__(self, planned: dict[str, set[int]] | None = None) -> None:
         self._planned = planned or {}
         self._seen: Counter[str] = Counter()
+        self._counting = threading.Lock()  # model workers count side by side
 
     @classmethod
     def from_environment(cls) -> FaultPlan:
@@ -56,20 +57,25 @@ class FaultPlan:
 
     def check(self, kind: str) -> None:
         """Count one more event of ``kind``; raise if this one was planned to fail."""
-        if self._planned_now(kind):
-            raise InjectedFault(f"injected fault: {kind} #{self._seen[kind]}")
+        ordinal = self._planned_now(kind)
+        if ordinal:
+            raise InjectedFault(f"injected fault: {kind} #{ordinal}")
 
     def stall(self, kind: str, should_stop: Callable[[], bool]) -> None:
         """Count one more event of ``kind``; if this one was planned, block until
         ``should_stop()`` (a job's stop flag or deadline) is true."""
-        if self._planned_now(kind):
-            log.warning("injected stall: %s #%d waits for its stop flag or deadline", kind, self._seen[kind])
+        ordinal = self._planned_now(kind)
+        if ordinal:
+            log.warning("injected stall: %s #%d waits for its stop flag or deadline", kind, ordinal)
             idle = threading.Event()
             while not should_stop():
                 idle.wait(0.01)
 
-    def _planned_now(self, kind: str) -> bool:
+    def _planned_now(self, kind: str) -> int:
+        """This event's ordinal if it was planned to fail, else 0."""
         if kind not in self._planned:
-            return False
-        self._seen[kind] += 1
-        return self._seen[kind] in self._planned[kind]
+            return 0
+        with self._counting:
+            self._seen[kind] += 1
+            ordinal = self._seen[kind]
+        return ordinal if ordinal in self._planned[kind] else 0

@@ -301,11 +301,16 @@ def test_with_a_key_every_route_but_health_needs_it() -> None:
         _stop(keyed)
 
 
+def _refused(*arguments: str) -> str:
+    """What ``redraft http`` says when it refuses to start as asked."""
+    refused = subprocess.run([sys.executable, "-m", "lsp_server", "http", "--port", str(_free_port()), *arguments],
+                             capture_output=True, text=True, timeout=60)
+    assert refused.returncode != 0 and "Traceback" not in refused.stderr
+    return refused.stderr
+
+
 def test_beyond_loopback_without_a_key_it_refuses_to_start() -> None:
-    refused = subprocess.run([sys.executable, "-m", "lsp_server", "http", "--host", "0.0.0.0", "--port",
-                              str(_free_port())], capture_output=True, text=True, timeout=60)
-    assert refused.returncode != 0
-    assert "without an API key" in refused.stderr and "Traceback" not in refused.stderr
+    assert "without an API key" in _refused("--host", "0.0.0.0")
     unset = subprocess.run([sys.executable, "-m", "lsp_server", "http", "--api-key-env", "REDRAFT_UNSET_KEY"],
                            capture_output=True, text=True, timeout=60,
                            env={k: v for k, v in os.environ.items() if k != "REDRAFT_UNSET_KEY"})
@@ -333,6 +338,39 @@ def test_a_burst_past_the_bound_is_answered_or_refused_with_retry_after() -> Non
         assert httpx.get(small.url + "/health").json()["pending"] == 0
     finally:
         _stop(small)
+
+
+def test_with_two_workers_a_stalled_job_holds_up_only_its_own_worker_and_answers_do_not_change(
+        server: Server) -> None:
+    # The first model job never finishes on its own (it is stopped at its 2 s deadline).
+    two = _start("--workers", "2", env={"REDRAFT_FAULTS": "fim_stall:1"})
+    try:
+        prompts = [PROMPT.replace("fourth", f"case_{n}") for n in range(3)]
+        alone = [_fim(server, prompt=p, suffix=SUFFIX).json()["choices"] for p in prompts]
+
+        async def asked() -> tuple[httpx.Response, list[httpx.Response], bool]:
+            async with httpx.AsyncClient(base_url=two.url, timeout=30) as client:
+                stalled = asyncio.create_task(client.post("/v1/fim/completions",
+                                                          json={"prompt": PROMPT, "suffix": SUFFIX}))
+                await asyncio.sleep(0.3)  # the stalled job holds one worker
+                answered = [await client.post("/v1/fim/completions", json={"prompt": p, "suffix": SUFFIX})
+                            for p in prompts]
+                before = not stalled.done()
+                return await stalled, answered, before
+
+        stalled, answered, before_the_stalled_one = asyncio.run(asked())
+        assert stalled.status_code == 504
+        assert [r.status_code for r in answered] == [200] * len(prompts)
+        assert before_the_stalled_one  # answered beside it, not after its deadline
+        assert [[{k: c[k] for k in ("text", "finish_reason")} for c in r.json()["choices"]] for r in answered] == \
+            [[{k: c[k] for k in ("text", "finish_reason")} for c in choices] for choices in alone]
+    finally:
+        _stop(two)
+
+
+def test_a_number_of_workers_out_of_bounds_is_refused_with_a_clear_message() -> None:
+    assert "--workers must be between 1 and 16" in _refused("--workers", "0")
+    assert "--workers must be between 1 and 16" in _refused("--workers", "17")
 
 
 def test_a_failing_or_stalled_job_is_an_error_and_a_gone_client_frees_the_worker() -> None:

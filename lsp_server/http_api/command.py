@@ -14,6 +14,8 @@ DEFAULT_PORT = 8750
 # Open connections uvicorn accepts before it answers a plain 503: a guard on file
 # descriptors only; requests are bounded, with a JSON 429, by the app (``InFlightBound``).
 MAX_CONNECTIONS = 1024
+# Each worker holds its own copy of the model (~25 MB more RSS each).
+MAX_WORKERS = 16
 
 
 class RefusedSettings(Exception):
@@ -29,6 +31,10 @@ def add_http_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser
                            "'Authorization: Bearer <key>' (required to bind beyond loopback)")
     http.add_argument("--max-pending", type=int, default=None,
                       help="requests owed an answer at once; more are refused with 429 (default 16)")
+    http.add_argument("--workers", type=int, default=1,
+                      help="model workers answering side by side, each with its own copy of the model (~25 MB) on "
+                           "at most two threads: for a box with cores to spare (default 1; on 2 cores more do not "
+                           "answer more)")
 
 
 def is_loopback(host: str) -> bool:
@@ -67,11 +73,15 @@ def run_http(args: argparse.Namespace, model: Path | None) -> int:
     pending = args.max_pending if args.max_pending is not None else DEFAULT_MAX_PENDING
     if pending < 1:
         raise RefusedSettings("--max-pending must be at least 1")
-    engine = Engine(model, faults=FaultPlan.from_environment())  # off unless REDRAFT_FAULTS is set (tests)
+    if not 1 <= args.workers <= MAX_WORKERS:
+        raise RefusedSettings(f"--workers must be between 1 and {MAX_WORKERS}")
+    # REDRAFT_FAULTS is off unless set (tests)
+    engine = Engine(model, faults=FaultPlan.from_environment(), workers=args.workers)
     engine.start_loading()
     service = HttpService(engine, admission=Admission(pending), api_key=key,
                           max_in_flight=max(MIN_IN_FLIGHT, IN_FLIGHT_PER_PENDING * pending))
-    log.warning("redraft http on http://%s:%d (API key %s)", args.host, args.port, "required" if key else "off")
+    log.warning("redraft http on http://%s:%d (API key %s, %d model worker%s)", args.host, args.port,
+                "required" if key else "off", args.workers, "" if args.workers == 1 else "s")
     try:
         uvicorn.run(create_app(service), host=args.host, port=args.port, log_level="warning",
                     timeout_keep_alive=30, limit_concurrency=max(MAX_CONNECTIONS, 2 * service.max_in_flight))

@@ -40,8 +40,9 @@ def read_weights(folder: Path, config: NetworkConfig) -> dict[str, np.ndarray]:
     return weights
 
 
-def load_served_model(folder: Path = SHIPPED_DIR) -> ServedModel:
-    """The model as the server runs it (module docstring); raises ModelLoadError."""
+def load_served_model(folder: Path = SHIPPED_DIR, threads: int = 2) -> ServedModel:
+    """The model as the server runs it (module docstring), its passes on ``threads``
+    threads; raises ModelLoadError."""
     int8 = os.environ.get("REDRAFT_INT8", "1") != "0"
     if os.environ.get("REDRAFT_ONNX", "1") != "0":
         contents = read_folder(folder)  # torch's loader reads and checks the folder itself
@@ -52,11 +53,11 @@ def load_served_model(folder: Path = SHIPPED_DIR) -> ServedModel:
         try:
             from model.runtime.onnx_network import OrtNetwork
 
-            network = OrtNetwork(contents.config, weights, int8=int8)
+            network = OrtNetwork(contents.config, weights, int8=int8, threads=threads)
         except Exception as exc:  # a missing or broken onnxruntime: torch still serves
             log.warning("ONNX Runtime can't serve here (%s); serving with torch", exc)
         else:
             return ServedModel(network, contents.tokenizer, contents.metadata, read_phrases(folder))
     from model.runtime.torch_serving import load_torch_served
 
-    return replace(load_torch_served(folder, int8), phrases=read_phrases(folder))
+    return replace(load_torch_served(folder, int8, threads), phrases=read_phrases(folder))

@@ -67,10 +67,11 @@ def serve_in_torch(loaded: LoadedModel) -> ServedModel:
     return ServedModel(TorchServing(loaded.network), loaded.tokenizer, loaded.metadata)
 
 
-def load_torch_served(folder: Path, int8: bool = True) -> ServedModel:
-    """Serving in torch: float32 (the rooms are), linear layers in int8 where that works."""
+def load_torch_served(folder: Path, int8: bool = True, threads: int = 2) -> ServedModel:
+    """Serving in torch: float32 (the rooms are), linear layers in int8 where that works.
+    Torch's thread count is the process's: several workers share ``threads``."""
     loaded = load_model(folder, dtype=torch.float32)
     if int8:
         quantize_for_serving(loaded.network)
-    torch.set_num_threads(2)
+    torch.set_num_threads(threads)
     return serve_in_torch(loaded)
