@@ -180,7 +180,11 @@ class Scopes:
         """The class body whose constructor declares the name at (``row``, ``column``), or the
         name it refers to, as a parameter property; None for any other name."""
         binding = self.binding(row, column, names)
-        if binding is None or binding.declared_at is None:
+        return None if binding is None else self.parameter_property_class(binding)
+
+    def parameter_property_class(self, binding: Binding) -> Node | None:
+        """The class body whose constructor declares ``binding`` as a parameter property."""
+        if binding.declared_at is None:
             return None
         at = self._offset(*binding.declared_at)
         declaration = self.root.descendant_for_byte_range(at, at + 1)

@@ -62,17 +62,16 @@ def tree_rename_edits(lines: list[str], change: Change, edited: range, window: r
     scopes = read_scopes(lines, path)
     if scopes is None:
         return
-    # A member of the class around the change, renamed through `this.`, where it is defined,
-    # or as a constructor's parameter property (or a use of that parameter): its places in
-    # that class. Both names read as one: a rename half made has the binding under one and
-    # uses under the other.
-    member = next((b for row, column in places if (b := scopes.member(row, column, (old_name, new_name)))), None)
-    if member is not None:
-        yield from _renamed(lines, member, old_name, new_name, edited, window)
-        return
+    # Both names read as one: a rename half made has the binding under one and uses under the other.
     binding = next((b for row, column in places if (b := scopes.binding(row, column, (old_name, new_name)))), None)
-    if binding is None:
-        return  # no name changed: another object's property, a word in a string or a comment
+    if binding is None or scopes.parameter_property_class(binding) is not None:
+        # A member of the class around the change, renamed through `this.`, where it is
+        # defined, or as a constructor's parameter property (or a use of that parameter):
+        # its places in that class.
+        member = next((b for row, column in places if (b := scopes.member(row, column, (old_name, new_name)))), None)
+        if member is not None:
+            yield from _renamed(lines, member, old_name, new_name, edited, window)
+        return  # else no name changed: another object's property, a word in a string or a comment
     if binding.declared_at is None and old_name in _GLOBALS:
         return
     row, column = places[0]
