@@ -8,8 +8,10 @@ the name of a method, field or overload signature defined directly in the body. 
 are all of those, in document order: at least two, one of them a ``this.name``. Left out:
 ``#private`` names and ``constructor``; a name that two classes of the file name so (one
 may inherit or override the other's, and then renaming it in one class is no whole
-rename); a TypeScript parameter property (``constructor(private name)``), declared by a parameter that is also a
-variable. Another object's property (``other.name``) is no place of the member.
+rename). A TypeScript parameter property (``constructor(private name)``) is a member too:
+its places add the parameter and its uses in the constructor (a name the constructor also
+declares again is left out, its scopes being more than this draws). Another object's
+property (``other.name``) is no place of the member.
 """
 
 from __future__ import annotations
@@ -42,11 +44,16 @@ def member_cases(path: Path, text: str, parsers: dict[str, Parser]) -> list[tupl
     if root is None:
         return None
     classes = [(_places(body), _parameter_properties(body)) for body in _class_bodies(root)]
-    named_by = Counter(name for places, _ in classes for name in places)
+    named_by = Counter(name for places, parameters in classes for name in {*places, *parameters})
     cases = []
     for places, parameter_properties in classes:
         for name, (nodes, through_this) in places.items():
-            if named_by[name] > 1 or name in parameter_properties or len(nodes) < 2 or not through_this:
+            if name in parameter_properties:
+                uses = parameter_properties[name]
+                if uses is None:
+                    continue
+                nodes = [*nodes, *uses]
+            if named_by[name] > 1 or len(nodes) < 2 or not through_this:
                 continue
             cases.append((name.decode("utf-8"), MEMBER, sorted(node.start_byte for node in nodes)))
     return cases
@@ -114,9 +121,11 @@ def _is_defined_in(body: Node, name: Node) -> bool:
     return held is not None and held.id == name.id
 
 
-def _parameter_properties(body: Node) -> set[bytes]:
-    """The names a TypeScript constructor in ``body`` declares as parameter properties."""
-    names: set[bytes] = set()
+def _parameter_properties(body: Node) -> dict[bytes, list[Node] | None]:
+    """The names a TypeScript constructor in ``body`` declares as parameter properties, each
+    with the parameter and the names standing for it in the constructor; None for one the
+    constructor declares again."""
+    found: dict[bytes, list[Node] | None] = {}
     for method in body.named_children:
         name = method.child_by_field_name("name") if method.type == "method_definition" else None
         parameters = method.child_by_field_name("parameters")
@@ -124,7 +133,28 @@ def _parameter_properties(body: Node) -> set[bytes]:
             continue
         for parameter in parameters.named_children:
             pattern = parameter.child_by_field_name("pattern")
-            if pattern is not None and pattern.text and any(
+            if pattern is not None and pattern.text and pattern.type == "identifier" and any(
                     child.type in _PARAMETER_PROPERTY_MARKS for child in parameter.children):
-                names.add(pattern.text)
-    return names
+                found[pattern.text] = _uses_in_constructor(method, pattern)
+    return found
+
+
+def _uses_in_constructor(constructor: Node, parameter: Node) -> list[Node] | None:
+    """``parameter`` and each bare name of its text in ``constructor``; None when the
+    constructor declares that name again (a nested function's parameter, a `let`)."""
+    nodes = []
+    stack = [constructor]
+    while stack:
+        node = stack.pop()
+        stack.extend(node.children)
+        if node.type in ("identifier", "shorthand_property_identifier") and node.text == parameter.text:
+            held_by = node.parent
+            if node.id != parameter.id and held_by is not None and held_by.type in _REDECLARING:
+                return None
+            nodes.append(node)
+    return nodes
+
+
+# What declares a name again inside a constructor.
+_REDECLARING = frozenset({"variable_declarator", "required_parameter", "optional_parameter", "formal_parameters",
+                          "arrow_function", "function_declaration", "catch_clause", "class_declaration"})

@@ -58,8 +58,14 @@ def test_a_javascript_member_s_places_are_its_field_its_methods_and_this_uses_in
 def test_a_typescript_member_s_places_include_its_overloads_not_a_type_s_or_an_object_s_method() -> None:
     # `add`: its overload signature, its definition and its call through an arrow's `this`;
     # the `add` of the field's type and of the object literal belong to other objects.
-    # `limit` is a parameter property, declared by a parameter, and left out.
-    assert _lines_of(STORE, "store.ts") == {"add": [3, 4, 7], "items": [1, 5, 5]}
+    # `limit` is a parameter property: the parameter and `this.limit`.
+    assert _lines_of(STORE, "store.ts") == {"add": [3, 4, 7], "items": [1, 5, 5], "limit": [2, 5]}
+
+
+def test_a_parameter_property_s_places_add_its_uses_in_the_constructor_unless_it_declares_the_name_again() -> None:
+    text = ("class Client {\n  constructor(private base: string, public log: Log) {\n    check(base);\n"
+            "    const f = (log) => log;\n  }\n  url() { return this.base + this.log.name; }\n}\n")
+    assert _lines_of(text, "client.ts") == {"base": [1, 2, 5]}
 
 
 def test_files_that_are_not_scripts_or_do_not_parse_give_no_member_cases() -> None:
