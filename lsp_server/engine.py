@@ -172,15 +172,17 @@ class Engine:
         self._workers = [_Worker(ThreadPoolExecutor(max_workers=1, thread_name_prefix=f"redraft-model-{i}"))
                          for i in range(workers)]
         self._load_error: str | None = None
-        self._reported = threading.Lock()  # one message for a model every worker failed to load
+        # One message for a model that every worker fails to load.
+        self._reporting = threading.Lock()
+        self._load_reported = False
         self._jobs: dict[str, Job] = {}
 
-    @property
-    def workers(self) -> int:
-        return len(self._workers)
-
     def loaded(self) -> bool:
-        return any(worker.models is not None for worker in self._workers)
+        return self._loaded_models() is not None
+
+    def _loaded_models(self) -> _Models | None:
+        """The first worker's model that has loaded (they are alike)."""
+        return next((worker.models for worker in self._workers if worker.models is not None), None)
 
     def start_loading(self) -> None:
         """Load the model on every worker thread, ahead of the first request."""
@@ -215,12 +217,12 @@ class Engine:
         finally:
             worker.loaded.set()
         if worker.models is None and self._load_error is not None:
-            with self._reported:
-                first, self._on_load_error = self._on_load_error, None
-            if first is not None or self._workers[0] is worker:
+            with self._reporting:
+                report, self._load_reported = not self._load_reported, True
+            if report:
                 log.error("%s", self._load_error)
-            if first is not None:
-                first(self._load_error)
+                if self._on_load_error is not None:
+                    self._on_load_error(self._load_error)
 
     async def _run(self, key: str, work: Callable[[_Models, Job], T], timeout_s: float) -> T:
         """Run ``work(models, job)`` on the worker; a newer job for ``key`` stops this one.
@@ -313,7 +315,7 @@ class Engine:
     def token_offsets(self, text: str) -> list[tuple[int, int]]:
         """Where each of the model's tokens of ``text`` ends and starts (empty before the model
         has loaded). The tokenizer is safe to call beside the workers."""
-        models = next((worker.models for worker in self._workers if worker.models is not None), None)
+        models = self._loaded_models()
         if models is None:
             return []
         return models.fim.tokenizer.encode_with_offsets(text)[1]

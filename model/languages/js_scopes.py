@@ -130,28 +130,23 @@ class Scopes:
 
     def member(self, row: int, column: int, names: Collection[str]) -> Binding | None:
         """The member of a class that the name at (``row``, str ``column``) is, when it is one
-        the class itself names: ``this.name`` inside the class, its method's or field's own
-        name, or a constructor's parameter property (TypeScript's ``constructor(private
-        name)``) or a use of that parameter; every place the class names it so (``this.name``
-        outside a nested class, the definition, the parameter and its uses in the
-        constructor), ``names`` read as one. None for any other property (``other.name``:
-        whose it is no tree tells) or name."""
+        the class itself names: ``this.name`` inside the class, or its method's or field's
+        own name; its places in the class (``members``), ``names`` read as one. None for any
+        other property (``other.name``: whose it is no tree tells)."""
         at = self._offset(row, column)
         target = self.root.descendant_for_byte_range(at, at + 1)
-        if target is None or target.start_byte != at:
+        if target is None or target.type not in _MEMBER_NAMES or target.start_byte != at \
+                or not _names_a_member(target):
             return None
-        if target.type in NAME_NODES:
-            body = self._parameter_property_class(row, column, names)
-        elif target.type in _MEMBER_NAMES and _names_a_member(target):
-            body = _around(target, frozenset({"class_body"}))
-            if body is not None and not _of_the_class(target, body):
-                body = None
-        else:
-            body = None
-        return None if body is None else self._members(body, names)
+        body = _around(target, frozenset({"class_body"}))
+        if body is None or not _of_the_class(target, body):
+            return None
+        return self.members(body, names)
 
-    def _members(self, body: Node, names: Collection[str]) -> Binding:
-        """Every place the class of ``body`` names its member ``names`` (``member``)."""
+    def members(self, body: Node, names: Collection[str]) -> Binding:
+        """Every place the class of ``body`` names its member ``names`` as one: ``this.name``
+        outside a nested class, the method's or field's definition, and a constructor's
+        parameter property (TypeScript's ``constructor(private name)``) with its uses there."""
         wanted = {name.encode("utf-8") for name in names}
         found, parameters = [], []
         stack = [body]
@@ -175,12 +170,6 @@ class Scopes:
         declarations = sorted([*defined, *parameters], key=lambda node: node.start_byte)
         declared_at = self._place(declarations[0].start_byte) if declarations else references[0]
         return Binding(references, declared_at, range(body.start_point[0], body.end_point[0] + 1))
-
-    def _parameter_property_class(self, row: int, column: int, names: Collection[str]) -> Node | None:
-        """The class body whose constructor declares the name at (``row``, ``column``), or the
-        name it refers to, as a parameter property; None for any other name."""
-        binding = self.binding(row, column, names)
-        return None if binding is None else self.parameter_property_class(binding)
 
     def parameter_property_class(self, binding: Binding) -> Node | None:
         """The class body whose constructor declares ``binding`` as a parameter property."""

@@ -64,10 +64,15 @@ def tree_rename_edits(lines: list[str], change: Change, edited: range, window: r
         return
     # Both names read as one: a rename half made has the binding under one and uses under the other.
     binding = next((b for row, column in places if (b := scopes.binding(row, column, (old_name, new_name)))), None)
-    if binding is None or scopes.parameter_property_class(binding) is not None:
-        # A member of the class around the change, renamed through `this.`, where it is
-        # defined, or as a constructor's parameter property (or a use of that parameter):
-        # its places in that class.
+    # A constructor's parameter property (or a use of that parameter) is the class's member too.
+    parameter_of = None if binding is None else scopes.parameter_property_class(binding)
+    if parameter_of is not None:
+        yield from _renamed(lines, scopes.members(parameter_of, (old_name, new_name)), old_name, new_name, edited,
+                            window)
+        return
+    if binding is None:
+        # A member of the class around the change, renamed through `this.` or where it is
+        # defined: its places in that class.
         member = next((b for row, column in places if (b := scopes.member(row, column, (old_name, new_name)))), None)
         if member is not None:
             yield from _renamed(lines, member, old_name, new_name, edited, window)
