@@ -23,6 +23,9 @@ def add_bench_parser(commands: argparse._SubParsersAction[argparse.ArgumentParse
     fim_cases.add_argument("--dev", type=Path,
                            help="held-out spans cut from a corpus .jsonl (as `redraft calibrate`; exact match only)")
     fim.add_argument("--limit", type=int, help="first N cases only (--dev: default 400)")
+    fim.add_argument("--spans", choices=("mix", "blocks"), default="mix",
+                     help="--dev: spans cut as calibration cuts them (mix), or the bodies lines open: 2 to 8 "
+                          "lines after a line ending with : { ( or [ (blocks)")
     fim.add_argument("--threshold", type=float, default=0.0, help="confidenceThreshold sent to the server")
     fim.add_argument("--invoked", action="store_true",
                      help="ask as a user who pressed the key (triggerKind Invoked; item 0 applied), not as you type")
@@ -244,7 +247,7 @@ def bench(args: argparse.Namespace) -> int:
     if args.dev is not None:
         with tempfile.TemporaryDirectory(prefix="redraft-bench-workspace-") as folder:
             workspace = None if args.no_workspace else Path(folder)
-            spans = held_out_cases(args.dev, args.limit or 400, workspace, args.dialect)
+            spans = held_out_cases(args.dev, args.limit or 400, workspace, args.dialect, args.spans == "blocks")
             report = run_fim_bench(args.dev, None, args.threshold, command, cases=spans, workspace=workspace,
                                    trigger_kind=trigger_kind, dialect=args.dialect)
     else:

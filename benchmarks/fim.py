@@ -71,6 +71,9 @@ class CaseResult:
     """None when the request failed (error or timeout)."""
     error: str | None = None
     language: str = "python"  # the case's languageId
+    lines: int = 1  # the reference's lines: 2 or more make the case a block
+    # A block's shown text is its first line exactly (what one line of ghost text can get right).
+    first_line: bool = False
 
 
 @dataclass(frozen=True)
@@ -131,14 +134,31 @@ def in_dialect(cases: Sequence[FimCase], dialect: str) -> list[FimCase]:
     return written
 
 
-def held_out_cases(corpus: Path, limit: int, workspace: Path | None = None, dialect: str = "lf") -> list[FimCase]:
+BLOCK_MIDDLE_CHARS = 480  # a block of up to 8 lines
+
+
+def lines_of(middle: str) -> int:
+    """How many lines a reference fills (a final line break ends the last, it starts none)."""
+    return middle.rstrip("\n").count("\n") + 1
+
+
+def first_line_right(completion: str | None, reference: str) -> bool:
+    """Whether ``completion`` is the reference's first line (its line break or not)."""
+    first = reference.split("\n", 1)[0]
+    return completion is not None and bool(first.strip()) and completion.rstrip("\n").rstrip() == first.rstrip()
+
+
+def held_out_cases(corpus: Path, limit: int, workspace: Path | None = None, dialect: str = "lf",
+                   blocks: bool = False) -> list[FimCase]:
     """Spans cut from held-out code (a corpus ``dev.jsonl``) as ``redraft calibrate`` cuts
-    them for its FIM scoring, as cases without tests: exact match only. With ``workspace``,
+    them for its FIM scoring, as cases without tests: exact match only; ``blocks``: the
+    bodies that lines open instead (``fim_examples.block_spans``). With ``workspace``,
     every held-out file is written there whole, one folder per package, and each case is
     the document at its file's path: the server sees the rest of the package as an editor
     would, and the file's saved copy (which holds the answer) must not be used."""
     from model.data.corpus import read_corpus
     from model.fim.held_out_cases import cut_from_files
+    from model.training.fim_examples import SpanKind
 
     files = read_corpus(corpus)
     if workspace is not None:
@@ -150,7 +170,10 @@ def held_out_cases(corpus: Path, limit: int, workspace: Path | None = None, dial
     return in_dialect([FimCase(f"dev/{n}", "", prefix, suffix, middle, "",
                                f"{source.package}/{source.path}" if workspace is not None else "",
                                PurePosixPath(source.path).suffix or ".py")
-                       for n, (source, prefix, middle, suffix) in enumerate(cut_from_files(files, limit, seed=7))],
+                       for n, (source, prefix, middle, suffix) in enumerate(
+                           cut_from_files(files, limit, seed=7, max_middle_chars=BLOCK_MIDDLE_CHARS,
+                                          span_mix={SpanKind.BLOCK: 1.0}) if blocks
+                           else cut_from_files(files, limit, seed=7))],
                       dialect)
 
 
@@ -282,7 +305,8 @@ def run_fim_bench(
         passed = list(pool.map(passes, cases, answers))
     results = tuple(
         CaseResult(case.task_id, answer.completion, exact(case, answer), ok, answer.latency_ms, answer.error,
-                   case.language)
+                   case.language, lines_of(case.canonical_solution),
+                   first_line_right(answer.completion, case.canonical_solution))
         for case, answer, ok in zip(cases, answers, passed, strict=True)
     )
     return FimReport(data_path, threshold, encoding, results, tested=any(case.test for case in cases),
@@ -311,6 +335,20 @@ def format_report(report: FimReport) -> str:
         ("latency p95", "n/a" if math.isnan(p95) else f"{p95:.0f} ms"),
         ("failed requests", str(report.errors)),
     ]
+    blocks = [result for result in report.results if result.lines >= 2]
+    if blocks:  # holes of several lines: whole or by their first line, the most one line can do
+        blocks_shown = [result for result in blocks if result.completion is not None]
+        block_latencies = [r.latency_ms for r in blocks if r.latency_ms is not None]
+        rows += [("blocks (2+ lines)", str(len(blocks))),
+                 ("blocks: shown", _share(len(blocks_shown), len(blocks))),
+                 ("blocks: shown with 2+ lines", _share(sum("\n" in (r.completion or "").rstrip("\n")
+                                                            for r in blocks_shown), len(blocks))),
+                 ("blocks: exact (whole)", _share(sum(r.exact for r in blocks), len(blocks))),
+                 ("blocks: exact | shown", _share(sum(r.exact for r in blocks_shown), len(blocks_shown))),
+                 ("blocks: first line alone | shown",
+                  _share(sum(r.first_line for r in blocks_shown), len(blocks_shown))),
+                 ("blocks: latency p50", "n/a" if not block_latencies
+                  else f"{percentile(block_latencies, 50):.0f} ms")]
     languages = sorted({result.language for result in report.results})
     if len(languages) > 1:  # a mixed set: the same figures for each language's cases
         for language in languages:

@@ -86,9 +86,12 @@ def build_parser() -> argparse.ArgumentParser:
     train.add_argument("--heads", type=int, default=4)
     train.add_argument("--vocab", type=int, default=8192)
     train.add_argument("--context-tokens", type=int, default=256)
-    train.add_argument("--no-download", action="store_true", help="standard library only, no pip")
+    train.add_argument("--no-download", action="store_true",
+                       help="standard library (and npm tarballs already fetched) only, no pip or npm")
     train.add_argument("--max-files", type=int, help="cap the training files (smoke runs)")
     train.add_argument("--next-edit-fraction", type=float, default=0.3, help="share of next-edit batches")
+    train.add_argument("--npm-share", type=float, default=0.3,
+                       help="share of FIM examples cut from the corpus's JavaScript and TypeScript (npm releases)")
     train.add_argument("--context-loss-weight", type=float, default=0.5,
                        help="weight of the next-token loss on the context, which trains the head that writes "
                             "lines left to right (the canvas's loss has weight 1)")

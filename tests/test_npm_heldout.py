@@ -22,11 +22,12 @@ from model.data.npm_download import (
     IntegrityError,
     NpmRequirement,
     check_tarball,
+    licence_of,
     parse_npm_requirement,
     refuse_npm_requirements,
     sri_sha512,
 )
-from model.data.npm_set import NPM_INDEX_NAME, build_npm_set, licence_of
+from model.data.npm_set import NPM_INDEX_NAME, build_npm_set
 
 TS_MODULE = "export function add(a: number, b: number): number {\n  return a + b;\n}\n"
 JS_MODULE = "'use strict';\n\nfunction add(a, b) {\n  return a + b;\n}\n\nmodule.exports = { add };\n"

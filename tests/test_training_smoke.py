@@ -102,3 +102,26 @@ def test_a_wsd_run_keeps_its_weights_before_the_cooldown_and_a_new_run_continues
     assert "(next-token loss weight 1 on the context, 0.25 on what the head writes)" in resumed.stderr
     assert "continuing the optimizer state" in resumed.stderr
     assert "step 2/2 (100%)" in resumed.stderr and "lr 1.50e-03" in resumed.stderr
+
+
+def test_npm_tarballs_already_fetched_join_the_corpus_and_get_a_dev_loss_of_their_own(tmp_path: Path) -> None:
+    from model.data.npm_corpus import NPM_DEV_PACKAGES, NPM_TARBALL_FOLDER, pinned_npm_packages, read_npm_index
+    from model.data.npm_download import parse_npm_requirement
+    from tests.test_npm_heldout import make_tarball
+
+    work = tmp_path / "work"
+    pins = [parse_npm_requirement(text) for text in pinned_npm_packages()]
+    chosen = [next(p for p in pins if p.name not in NPM_DEV_PACKAGES),
+              next(p for p in pins if p.name in NPM_DEV_PACKAGES)]
+    for n, pin in enumerate(chosen):
+        module = "".join(f"export function step{i}(value) {{\n  return value * {i + n} + {i};\n}}\n\n"
+                         for i in range(40))
+        make_tarball(work / NPM_TARBALL_FOLDER / pin.tarball_name,
+                     {"package.json": json.dumps({"name": pin.name, "version": pin.version, "license": "MIT"}),
+                      "src/steps.js": module})
+    done = redraft("train", "--work-dir", str(work), "--steps", "2", "--npm-share", "0.5", *TINY, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert {(p.package, p.split, p.files) for p in read_npm_index(work / "corpus")} == \
+        {(chosen[0].name, "train", 1), (chosen[1].name, "dev", 1)}
+    history = [json.loads(line) for line in (work / "runs" / "main" / "history.jsonl").read_text().splitlines()]
+    assert all(entry["dev_npm_diffusion"] > 0 and entry["dev_diffusion"] > 0 for entry in history)

@@ -7,13 +7,19 @@ import argparse
 
 
 def corpus(args: argparse.Namespace) -> int:
-    """Write ``corpus/packages.json`` for the built corpus and print it as a table."""
+    """Write ``corpus/packages.json`` for the built corpus and print it as a table, then
+    the npm releases it holds, if any."""
     from model.data.corpus import package_table, write_package_index
+    from model.data.npm_corpus import npm_package_table, read_npm_index
 
     corpus_dir = args.work_dir / "corpus"
     if not (corpus_dir / "train.jsonl").is_file():
         raise FileNotFoundError(f"no corpus in {corpus_dir}: `redraft train --work-dir {args.work_dir}` builds it")
     print(package_table(write_package_index(corpus_dir, args.work_dir / "sdists")))
+    npm = read_npm_index(corpus_dir)
+    if npm:
+        print()
+        print(npm_package_table(npm))
     return 0
 
 

@@ -41,6 +41,7 @@ def train(args: argparse.Namespace) -> int:
         init_from=args.init_from,
         decay_fraction=args.decay_fraction,
         next_edit_fraction=args.next_edit_fraction,
+        npm_share=args.npm_share,
         context_loss_weight=args.context_loss_weight,
         written_loss_weight=args.written_loss_weight,
         full_mask_fraction=args.full_mask_fraction,

@@ -1,5 +1,5 @@
 """Fetching pinned npm tarballs with ``npm pack``, each checked against the sha512 the
-registry publishes for that release (``dist.integrity``).
+registry publishes for that release (``dist.integrity``), and reading what they hold.
 
 The check hashes the file here rather than trusting npm's word for it, and covers a tarball
 already in the folder as well as a new one: a set is only the set its command names if every
@@ -10,16 +10,21 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import io
 import json
 import logging
 import re
 import shutil
 import subprocess
+import tarfile
 import tempfile
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from pathlib import Path
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+from model.data.corpus import MAX_FILE_BYTES, MAX_LICENCE_CHARS
 
 log = logging.getLogger(__name__)
 
@@ -190,3 +195,45 @@ def fetch_tarballs(requirements: Sequence[NpmRequirement], dest: Path, workers: 
     if failures:
         raise RuntimeError("could not fetch every tarball:\n  " + "\n  ".join(failures))
     return {r.name: o for r, o in zip(requirements, outcomes, strict=True) if isinstance(o, Path)}
+
+
+def read_tarball(archive: Path) -> tuple[dict[str, Any], dict[str, str]]:
+    """(package.json, {path: text}) of an npm tarball, its top folder (``package/``) stripped;
+    files that are not UTF-8, too large, or whose paths climb out of the package are left out."""
+    manifest: dict[str, Any] = {}
+    files: dict[str, str] = {}
+    with tarfile.open(archive) as tf:
+        for member in tf.getmembers():
+            parts = PurePosixPath(member.name).parts
+            if not member.isfile() or len(parts) < 2 or member.size > MAX_FILE_BYTES \
+                    or member.name.startswith("/") or ".." in parts:
+                continue
+            handle = tf.extractfile(member)
+            if handle is None:
+                continue
+            path = "/".join(parts[1:])
+            try:
+                text = io.TextIOWrapper(io.BytesIO(handle.read()), "utf-8").read()
+            except UnicodeDecodeError:
+                continue
+            if path == "package.json":
+                try:
+                    manifest = json.loads(text)
+                except ValueError:
+                    log.warning("%s: package.json is not JSON", archive.name)
+            else:
+                files[path] = text
+    return manifest, files
+
+
+def licence_of(manifest: dict[str, Any]) -> str:
+    """package.json's ``license`` (an SPDX expression), or the older ``{type}`` and
+    ``licenses: [{type}]`` forms; "unknown" when it names none."""
+    declared = manifest.get("license")
+    if isinstance(declared, dict):
+        declared = declared.get("type")
+    if not declared and isinstance(manifest.get("licenses"), list):
+        declared = " OR ".join(str(entry.get("type")) for entry in manifest["licenses"]
+                               if isinstance(entry, dict) and entry.get("type"))
+    text = str(declared or "").strip()
+    return text if text and len(text) <= MAX_LICENCE_CHARS else "unknown"

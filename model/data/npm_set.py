@@ -9,18 +9,16 @@ stay in ``OUT/tarballs``, checked against the registry's sha512 on every build.
 
 from __future__ import annotations
 
-import io
 import json
 import logging
-import tarfile
 from dataclasses import asdict, dataclass
-from pathlib import Path, PurePosixPath
-from typing import Any
+from pathlib import Path
 
-from model.data.corpus import MAX_FILE_BYTES, MAX_LICENCE_CHARS, SourceFile
+from model.data.corpus import SourceFile
 from model.data.heldout_set import draw_files, write_set
 from model.data.js_sources import handwritten_sources, language_of
-from model.data.npm_download import fetch_tarballs, refuse_npm_requirements, sri_sha512
+from model.data.npm_corpus import NPM_DEV_PACKAGES, npm_corpus_names
+from model.data.npm_download import fetch_tarballs, licence_of, read_tarball, refuse_npm_requirements, sri_sha512
 
 log = logging.getLogger(__name__)
 
@@ -42,52 +40,17 @@ class NpmPackage:
     typescript: int
 
 
-def read_tarball(archive: Path) -> tuple[dict[str, Any], dict[str, str]]:
-    """(package.json, {path: text}) of an npm tarball, its top folder (``package/``) stripped;
-    files that are not UTF-8, too large, or whose paths climb out of the package are left out."""
-    manifest: dict[str, Any] = {}
-    files: dict[str, str] = {}
-    with tarfile.open(archive) as tf:
-        for member in tf.getmembers():
-            parts = PurePosixPath(member.name).parts
-            if not member.isfile() or len(parts) < 2 or member.size > MAX_FILE_BYTES \
-                    or member.name.startswith("/") or ".." in parts:
-                continue
-            handle = tf.extractfile(member)
-            if handle is None:
-                continue
-            path = "/".join(parts[1:])
-            try:
-                text = io.TextIOWrapper(io.BytesIO(handle.read()), "utf-8").read()
-            except UnicodeDecodeError:
-                continue
-            if path == "package.json":
-                try:
-                    manifest = json.loads(text)
-                except ValueError:
-                    log.warning("%s: package.json is not JSON", archive.name)
-            else:
-                files[path] = text
-    return manifest, files
-
-
-def licence_of(manifest: dict[str, Any]) -> str:
-    """package.json's ``license`` (an SPDX expression), or the older ``{type}`` and
-    ``licenses: [{type}]`` forms; "unknown" when it names none."""
-    declared = manifest.get("license")
-    if isinstance(declared, dict):
-        declared = declared.get("type")
-    if not declared and isinstance(manifest.get("licenses"), list):
-        declared = " OR ".join(str(entry.get("type")) for entry in manifest["licenses"]
-                               if isinstance(entry, dict) and entry.get("type"))
-    text = str(declared or "").strip()
-    return text if text and len(text) <= MAX_LICENCE_CHARS else "unknown"
-
-
 def build_npm_set(requirements: list[str], out_dir: Path, max_files_per_package: int | None = None,
                   seed: int = 0) -> list[NpmPackage]:
-    """Fetch and check the tarballs into ``out_dir/tarballs`` and write the set."""
+    """Fetch and check the tarballs into ``out_dir/tarballs`` and write the set. A release
+    of a package the training corpus holds (in any version) or holds out is refused."""
     pins = refuse_npm_requirements(requirements)
+    known = npm_corpus_names() | NPM_DEV_PACKAGES
+    for pin in pins:
+        if pin.name in known:
+            held = "holds out for its dev split" if pin.name in NPM_DEV_PACKAGES else "trains on"
+            raise ValueError(f"{pin.name} is a package the corpus {held} (corpus_npm_packages.txt): "
+                             "a held-out set holds only code in no corpus")
     tarballs = fetch_tarballs(pins, out_dir / TARBALL_FOLDER)
     packages, records = [], []
     for pin in sorted(pins, key=lambda p: p.name):

@@ -69,6 +69,9 @@ class TrainingSources:
     # A teacher's FIM examples by canvas size (distill.py), drawn for TrainConfig.distill_fraction
     # of FIM examples.
     distilled: dict[int, list[FimExample]] = field(default_factory=dict)
+    # JavaScript and TypeScript (npm_corpus.py): TrainConfig.npm_share of the FIM examples
+    # are cut from these, the rest from ``files``. Next edits are made from ``files`` alone.
+    npm_files: list[SourceFile] = field(default_factory=list)
 
 
 def collate(examples: list[FimExample], pad_id: int, full_mask: list[bool] | None = None) -> Batch:
@@ -116,6 +119,10 @@ def batch_stream(
     """Endless batches, each of one task; files drawn by ``sampling_weights``."""
     files = sources.files
     cumulative = list(itertools.accumulate(sampling_weights(files)))
+    npm_cumulative = list(itertools.accumulate(sampling_weights(sources.npm_files)))
+    npm_share = config.npm_share if sources.npm_files else 0.0
+    if not files:  # a corpus of npm sources alone
+        files, cumulative, npm_share = sources.npm_files, npm_cumulative, 0.0
     span_mix = parse_span_mix(config.span_mix) if config.span_mix else None
     while True:
         next_edit = rng.random() < next_edit_fraction
@@ -144,7 +151,9 @@ def batch_stream(
                 example = synthetic_example(tokenizer, f"{source.package}/{source.path}", source.text, rng,
                                             config.next_edit_budget, canvas_size)
             else:
-                text = rng.choices(files, cum_weights=cumulative)[0].text
+                from_npm = npm_share > 0 and rng.random() < npm_share
+                text = (rng.choices(sources.npm_files, cum_weights=npm_cumulative)[0] if from_npm
+                        else rng.choices(files, cum_weights=cumulative)[0]).text
                 example = make_example(tokenizer, text, rng, config.budget, canvas_size, span_mix,
                                        config.written_tokens if config.written_loss_weight > 0 else 0)
             if example is not None:

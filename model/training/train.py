@@ -36,6 +36,7 @@ from torch.nn.parallel import DistributedDataParallel
 from model.checkpoint import load_model, save_model
 from model.data.corpus import read_corpus
 from model.data.edit_corpus import read_edit_pairs
+from model.data.npm_corpus import read_npm_split
 from model.model_folder import WEIGHTS_FILE, read_folder
 from model.network import DiffusionEditor
 from model.precision import use_bf16_autocast
@@ -223,12 +224,22 @@ def train(config: TrainConfig, tokenizer: CodeTokenizer) -> dict[str, float]:
         repeats = teacher_draws_per_example(config, examples_by_canvas, left)
         log.info("each teacher example will be drawn ~%.1f times in the %d steps left%s", repeats, left,
                  " (a larger file would repeat less)" if repeats > MANY_TEACHER_DRAWS else "")
-    train = TrainingSources(train_files, edit_pairs("edits_train.jsonl"), distilled)
+    if not 0.0 <= config.npm_share <= 1.0:
+        raise ValueError(f"npm_share must be in [0, 1], not {config.npm_share}")
+    npm_train = read_npm_split(config.corpus_dir, "train") if config.npm_share > 0 else []
+    train = TrainingSources(train_files, edit_pairs("edits_train.jsonl"), distilled, npm_train)
     dev_files = read_corpus(config.corpus_dir / "dev.jsonl") or train_files[:50]
     dev = TrainingSources(dev_files, edit_pairs("edits_dev.jsonl"))
     dev_count = max(1, config.eval_examples // config.batch_size)
     dev_fim_stream = batch_stream(dev, tokenizer, config, random.Random(99), next_edit_fraction=0.0)
     dev_fim = [next(dev_fim_stream) for _ in range(dev_count)]
+    # JavaScript and TypeScript held out by package: their own losses, beside Python's.
+    npm_dev = read_npm_split(config.corpus_dir, "dev") if npm_train else []
+    dev_npm_fim: list[Batch] = []
+    if npm_dev:
+        npm_stream = batch_stream(TrainingSources([], [], npm_files=npm_dev), tokenizer, config,
+                                  random.Random(97), next_edit_fraction=0.0)
+        dev_npm_fim = [next(npm_stream) for _ in range(dev_count)]
     dev_edits: list[Batch] = []
     if config.next_edit_fraction > 0:
         dev_edit_stream = batch_stream(dev, tokenizer, config, random.Random(98), next_edit_fraction=1.0)
@@ -238,12 +249,22 @@ def train(config: TrainConfig, tokenizer: CodeTokenizer) -> dict[str, float]:
     started = last_save = time.time()
     last_log, window_tokens, window_steps, dev_losses = time.time(), 0, 0, {}
     parameters = sum(p.numel() for p in core.parameters()) / 1e6
+    if npm_train:
+        log.info("%.0f%% of FIM examples from %d JavaScript and TypeScript files", 100 * config.npm_share,
+                 len(npm_train))
     log.info("training %.1fM parameters from step %d on %d files (next-token loss weight %g on the context, %g on "
              "what the head writes)", parameters, step, len(train_files), config.context_loss_weight,
              config.written_loss_weight)
+    def held_out_losses() -> dict[str, float]:
+        found = evaluate(core, dev_fim, dev_edits, tokenizer, config, use_bf16)
+        if dev_npm_fim:
+            npm = evaluate(core, dev_npm_fim, [], tokenizer, config, use_bf16)
+            found.update({f"dev_npm_{name.removeprefix('dev_')}": value for name, value in npm.items()})
+        return found
+
     before: dict[str, float] = {}
     if config.evaluate_first and rank == 0:
-        before = {f"before_{k}": v for k, v in evaluate(core, dev_fim, dev_edits, tokenizer, config, use_bf16).items()}
+        before = {f"before_{k}": v for k, v in held_out_losses().items()}
         log.info("before training: %s", "  ".join(f"{k} {v:.3f}" for k, v in before.items()))
     while step < config.steps:
         if rank == 0 and step == stable_at:
@@ -277,7 +298,7 @@ def train(config: TrainConfig, tokenizer: CodeTokenizer) -> dict[str, float]:
                                          window_tokens / seconds, window_steps / seconds, time.time() - started))
             last_log, window_tokens, window_steps = time.time(), 0, 0
         if rank == 0 and (step % config.eval_every == 0 or done):
-            dev_losses = evaluate(core, dev_fim, dev_edits, tokenizer, config, use_bf16)
+            dev_losses = held_out_losses()
             run.record({"step": step, "tokens": tokens, "diffusion": diffusion.item(),
                         "next_token": next_token.item(), **dev_losses, "time": time.time()})
             log.info("step %d  %s", step, "  ".join(f"{k} {v:.3f}" for k, v in dev_losses.items()))

@@ -30,6 +30,9 @@ class TrainConfig:
     # "eom": the canvas learns <|eom|> + padding (shipped); "expand_delete": canvases of the
     # wrong length learn <|expand|>/<|delete|> (the ablation arm, expand_delete.py).
     length_handling: str = "eom"
+    # Share of FIM examples cut from the corpus's JavaScript and TypeScript (npm_corpus.py),
+    # when it has any: drawn by length alone they would be ~2% of the examples.
+    npm_share: float = 0.3
     next_edit_fraction: float = 0.0  # share of batches with the next-edit objective
     next_edit_canvas: int = 64
     context_loss_weight: float = 0.5
