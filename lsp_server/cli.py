@@ -123,6 +123,11 @@ def build_parser() -> argparse.ArgumentParser:
 
     corpus = commands.add_parser("corpus", help="index the built corpus: packages, versions, licences, sizes")
     corpus.add_argument("--work-dir", type=Path, default=DEFAULT_WORK_DIR, help="where `redraft train` built it")
+    corpus.add_argument("--pack", type=Path, metavar="DIR",
+                        help="instead, write a gzipped sample of it into DIR, small enough to carry to a machine "
+                             "that can't fetch it (docs/development.md)")
+    corpus.add_argument("--max-mb", type=float, default=24.0, help="--pack: the pack's compressed size")
+    corpus.add_argument("--seed", type=int, default=0, help="--pack: which Python files are drawn")
 
     heldout = commands.add_parser(
         "heldout", help="build a benchmark set from pinned packages in no corpus (spans for `bench fim --dev`)")

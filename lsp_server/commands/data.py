@@ -8,13 +8,23 @@ import argparse
 
 def corpus(args: argparse.Namespace) -> int:
     """Write ``corpus/packages.json`` for the built corpus and print it as a table, then
-    the npm releases it holds, if any."""
+    the npm releases it holds, if any; or, with ``--pack``, write a sample of it to carry."""
     from model.data.corpus import package_table, write_package_index
     from model.data.npm_corpus import npm_package_table, read_npm_index
 
     corpus_dir = args.work_dir / "corpus"
     if not (corpus_dir / "train.jsonl").is_file():
         raise FileNotFoundError(f"no corpus in {corpus_dir}: `redraft train --work-dir {args.work_dir}` builds it")
+    if args.pack is not None:
+        from model.data.corpus_pack import pack_corpus
+
+        if args.max_mb <= 0:
+            raise ValueError("--max-mb must be positive")
+        kept = pack_corpus(corpus_dir, args.pack, int(args.max_mb * 1e6), args.seed)
+        for name, (count, of) in kept.items():
+            print(f"{name}: {count:,} of {of:,} records")
+        print(f"wrote {args.pack} ({sum(p.stat().st_size for p in args.pack.iterdir()) / 1e6:.1f} MB)")
+        return 0
     print(package_table(write_package_index(corpus_dir, args.work_dir / "sdists")))
     npm = read_npm_index(corpus_dir)
     if npm:
