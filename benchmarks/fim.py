@@ -161,6 +161,12 @@ def held_out_cases(corpus: Path, limit: int, workspace: Path | None = None, dial
     from model.training.fim_examples import SpanKind
 
     files = read_corpus(corpus)
+    if blocks:  # a file with no block gives whole lines instead (``choose_span``): those are left out
+        drawn = cut_from_files(files, 2 * limit, seed=7, max_middle_chars=BLOCK_MIDDLE_CHARS,
+                               span_mix={SpanKind.BLOCK: 1.0})
+        cut = [case for case in drawn if lines_of(case[2]) >= 2][:limit]
+    else:
+        cut = cut_from_files(files, limit, seed=7)
     if workspace is not None:
         for source in files:
             destination = workspace / source.package / source.path
@@ -170,10 +176,7 @@ def held_out_cases(corpus: Path, limit: int, workspace: Path | None = None, dial
     return in_dialect([FimCase(f"dev/{n}", "", prefix, suffix, middle, "",
                                f"{source.package}/{source.path}" if workspace is not None else "",
                                PurePosixPath(source.path).suffix or ".py")
-                       for n, (source, prefix, middle, suffix) in enumerate(
-                           cut_from_files(files, limit, seed=7, max_middle_chars=BLOCK_MIDDLE_CHARS,
-                                          span_mix={SpanKind.BLOCK: 1.0}) if blocks
-                           else cut_from_files(files, limit, seed=7))],
+                       for n, (source, prefix, middle, suffix) in enumerate(cut)],
                       dialect)
 
 
