@@ -24,8 +24,8 @@ def add_bench_parser(commands: argparse._SubParsersAction[argparse.ArgumentParse
                            help="held-out spans cut from a corpus .jsonl (as `redraft calibrate`; exact match only)")
     fim.add_argument("--limit", type=int, help="first N cases only (--dev: default 400)")
     fim.add_argument("--spans", choices=("mix", "blocks"), default="mix",
-                     help="--dev: spans cut as calibration cuts them (mix), or the bodies lines open: 2 to 8 "
-                          "lines after a line ending with : { ( or [ (blocks)")
+                     help="--dev: spans cut as calibration cuts them (mix), or missing bodies of 2 to 8 lines "
+                          "after a line that opens one, the cursor on its empty first line (blocks)")
     fim.add_argument("--threshold", type=float, default=0.0, help="confidenceThreshold sent to the server")
     fim.add_argument("--invoked", action="store_true",
                      help="ask as a user who pressed the key (triggerKind Invoked; item 0 applied), not as you type")

@@ -134,9 +134,6 @@ def in_dialect(cases: Sequence[FimCase], dialect: str) -> list[FimCase]:
     return written
 
 
-BLOCK_MIDDLE_CHARS = 480  # a block of up to 8 lines
-
-
 def lines_of(middle: str) -> int:
     """How many lines a reference fills (a final line break ends the last, it starts none)."""
     return middle.rstrip("\n").count("\n") + 1
@@ -151,20 +148,21 @@ def first_line_right(completion: str | None, reference: str) -> bool:
 def held_out_cases(corpus: Path, limit: int, workspace: Path | None = None, dialect: str = "lf",
                    blocks: bool = False) -> list[FimCase]:
     """Spans cut from held-out code (a corpus ``dev.jsonl``) as ``redraft calibrate`` cuts
-    them for its FIM scoring, as cases without tests: exact match only; ``blocks``: the
-    bodies that lines open instead (``fim_examples.block_spans``). With ``workspace``,
+    them for its FIM scoring, as cases without tests: exact match only; ``blocks``: bodies
+    of 2 to 8 lines cut out where a block is expected, the cursor where an editor leaves it
+    (``block_site.missing_bodies``). With ``workspace``,
     every held-out file is written there whole, one folder per package, and each case is
     the document at its file's path: the server sees the rest of the package as an editor
     would, and the file's saved copy (which holds the answer) must not be used."""
     from model.data.corpus import read_corpus
+    from model.fim.calibrate_blocks import block_holes
     from model.fim.held_out_cases import cut_from_files
-    from model.training.fim_examples import SpanKind
 
     files = read_corpus(corpus)
-    if blocks:  # a file with no block gives whole lines instead (``choose_span``): those are left out
-        drawn = cut_from_files(files, 2 * limit, seed=7, max_middle_chars=BLOCK_MIDDLE_CHARS,
-                               span_mix={SpanKind.BLOCK: 1.0})
-        cut = [case for case in drawn if lines_of(case[2]) >= 2][:limit]
+    if blocks:
+        cut = [(source, source.text[:start], source.text[start:end], source.text[end:])
+               for source, start, end in block_holes(files, 4 * limit, seed=7)
+               if lines_of(source.text[start:end]) >= 2][:limit]
     else:
         cut = cut_from_files(files, limit, seed=7)
     if workspace is not None:

@@ -181,11 +181,12 @@ def build_parser() -> argparse.ArgumentParser:
                            help="held-out spans for the canvas's calibrator, half fitted on, half measured on")
     calibrate.add_argument("--into", type=Path, help="model folder to calibrate (default: --model or shipped)")
     calibrate.add_argument("--plot", type=Path, help="also draw the FIM precision-vs-shown curve to this PNG")
-    calibrate.add_argument("--only", choices=("fim", "fim-copy", "shown", "next-edit"),
+    calibrate.add_argument("--only", choices=("fim", "fim-copy", "shown", "blocks", "next-edit"),
                            help="calibrate one part (default all); fim includes fim-copy: the copied-line "
                                 "buckets, the network's check of weak copies and line continuations (the "
                                 "file's and the phrase table's), then shown: the precision of what is shown, "
-                                "per language and cursor place, judged leave-package-out")
+                                "per language and cursor place, judged leave-package-out, and blocks: "
+                                "the precision of a whole block where a body is expected, per language")
 
     ablate = commands.add_parser("ablate", help="train small models side by side, one design choice changed in each")
     ablate.add_argument("--work-dir", type=Path, required=True, help="holds corpus/ (from `redraft train`)")

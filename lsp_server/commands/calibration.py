@@ -10,6 +10,7 @@ def calibrate(args: argparse.Namespace) -> int:
     from model.data.corpus import read_corpus
     from model.fim.calibrate import calibrate as fit_calibration
     from model.fim.calibrate import calibrate_int8
+    from model.fim.calibrate_blocks import calibrate_blocks
     from model.fim.calibrate_shown import calibrate_shown
     from model.fim.calibrate_sources import (
         calibrate_continuation,
@@ -34,6 +35,8 @@ def calibrate(args: argparse.Namespace) -> int:
     if args.only in (None, "fim", "fim-copy", "shown"):
         # Last: it maps the confidences fitted above.
         print(calibrate_shown(model_dir, dev_files, threshold=ServerOptions.confidence_threshold))
+    if args.only in (None, "fim", "fim-copy", "blocks"):  # its first-line feature reads the lines' answers
+        print(calibrate_blocks(model_dir, dev_files))
     if args.only in (None, "next-edit"):  # the real edit pairs sit beside dev.jsonl
         print(calibrate_next_edit(model_dir, args.dev[0].parent))
     return 0

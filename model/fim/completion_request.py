@@ -55,6 +55,9 @@ class CompletionRequest:
     # definition (suffix_overlap.py), which may leave none; False: the network's answer as
     # it is, always one (benchmarks and calibration of the network alone).
     drop_repeats: bool = True
+    # Also offer a block of several lines where a body is expected (block_candidates.py),
+    # once its language family's block calibrator is fitted.
+    blocks: bool = True
 
     @property
     def shown_at(self) -> ShownAt:

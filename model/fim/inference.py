@@ -16,6 +16,8 @@ from functools import partial
 
 import numpy as np
 
+from model.fim.block_candidates import CONFIG_KEY as BLOCK_KEY
+from model.fim.block_candidates import BlockCalibration, BlockWriter
 from model.fim.calibration import Calibrator, features, with_parse_check
 from model.fim.completion_request import MAX_CONFIDENCE, Cancelled, Candidate, CompletionRequest, merged
 from model.fim.left_to_right import CONFIG_KEY as LEFT_TO_RIGHT_KEY
@@ -71,6 +73,7 @@ class FimCompleter:
             if isinstance(raw_written, dict) else None
         self.shown = ShownCalibration.from_dict(calibration.get(SHOWN_KEY))
         self.patterns = PatternCandidates(self.tokenizer, calibration, loaded.phrases, self.shown)
+        self.blocks = BlockWriter(self.network, self.tokenizer, BlockCalibration.from_dict(calibration.get(BLOCK_KEY)))
         self._cached_ids: list[int] = []
         self._cache: Cache | None = None
         self._prefix_cut: PrefixCut | None = None  # the last context's, kept while typing on
@@ -160,8 +163,26 @@ class FimCompleter:
         if copied is not None and copy_leads:
             leading, others = [copied], [c for c in leading if c is not copied] + others
         ranked = self._ranked(leading, request, statement)
+        block = self._block(room, request, statement, ranked[0].text if ranked else None, should_stop)
+        if block is not None:  # ranked with the lines by confidence: both are precisions of the whole answer
+            ranked = self._ranked([*ranked, block], request, statement)
         ranked += [c for c in self._ranked(others, request, statement) if all(c.text != r.text for r in ranked)]
         return ranked[: request.candidates]
+
+    def _block(self, room: Room, request: CompletionRequest, statement: StatementCheck, first_line: str | None,
+               should_stop: Callable[[], bool]) -> Candidate | None:
+        """A block at the request's block site (``block_candidates.py``), when one is asked
+        for and could be shown; its canvas is denoised over the context the lines encoded."""
+        if not request.blocks or room.pending is not None:
+            return None
+        site = self.blocks.site(request)
+        if site is None or not self.blocks.reachable(request):
+            return None
+        run = self.blocks.denoised(room.context_cache(), should_stop)
+        if run.stopped:
+            raise Cancelled
+        written = self.blocks.candidate(run, site, request, statement, first_line)
+        return None if written is None else written[0]
 
     def _denoised_and_continued(
         self, room: Room, settings: SamplerSettings, request: CompletionRequest, copied: Candidate | None,
