@@ -74,6 +74,7 @@ class CaseResult:
     lines: int = 1  # the reference's lines: 2 or more make the case a block
     # A block's shown text is its first line exactly (what one line of ghost text can get right).
     first_line: bool = False
+    source: str = ""  # which source wrote what was shown (``shown_calibration.source_of``)
 
 
 @dataclass(frozen=True)
@@ -204,6 +205,18 @@ class _Answer:
     completion: str | None
     latency_ms: float | None
     error: str | None
+    source: str = ""
+
+
+async def shown_source(client: LspClient, item: dict[str, Any]) -> str:
+    """The source that wrote ``item``, by its accept command's suggestion id (the server's
+    ``redraft/debugState``); "" when the server doesn't say."""
+    arguments = (item.get("command") or {}).get("arguments") or []
+    if not arguments:
+        return ""
+    state = await client.request("redraft/debugState", {})
+    sources = state.get("suggestionSources") if isinstance(state, dict) else None
+    return str(sources.get(arguments[0], "")) if isinstance(sources, dict) else ""
 
 
 async def _ask_all(
@@ -212,8 +225,7 @@ async def _ask_all(
 ) -> tuple[str, list[_Answer]]:
     answers: list[_Answer] = []
     folders = sorted(path for path in workspace.iterdir() if path.is_dir()) if workspace is not None else []
-    if folders:
-        options = {**options, "debugRequests": True}  # to ask when the workspace is indexed
+    options = {**options, "debugRequests": True}  # to ask when the workspace is indexed, and each answer's source
     async with LspClient(server_command, timeout=timeout) as client:
         init = await client.initialize(options, ["utf-16"], folders)
         encoding = str((init.get("capabilities") or {}).get("positionEncoding") or "utf-16")
@@ -249,7 +261,7 @@ async def _ask_all(
                     answers.append(_Answer(None, None, latency, None))
                 else:
                     program = apply_item(document, cursor, item, encoding)
-                    answers.append(_Answer(program, item_text(item), latency, None))
+                    answers.append(_Answer(program, item_text(item), latency, None, await shown_source(client, item)))
             await client.did_close(uri)
             log.info("%s: %d/%d asked", case.task_id, n + 1, len(cases))
     return encoding, answers
@@ -307,7 +319,7 @@ def run_fim_bench(
     results = tuple(
         CaseResult(case.task_id, answer.completion, exact(case, answer), ok, answer.latency_ms, answer.error,
                    case.language, lines_of(case.canonical_solution),
-                   first_line_right(answer.completion, case.canonical_solution))
+                   first_line_right(answer.completion, case.canonical_solution), answer.source)
         for case, answer, ok in zip(cases, answers, passed, strict=True)
     )
     return FimReport(data_path, threshold, encoding, results, tested=any(case.test for case in cases),
@@ -349,7 +361,15 @@ def format_report(report: FimReport) -> str:
                  ("blocks: first line alone | shown",
                   _share(sum(r.first_line for r in blocks_shown), len(blocks_shown))),
                  ("blocks: latency p50", "n/a" if not block_latencies
-                  else f"{percentile(block_latencies, 50):.0f} ms")]
+                  else f"{percentile(block_latencies, 50):.0f} ms"),
+                 ("blocks: latency p95", "n/a" if not block_latencies
+                  else f"{percentile(block_latencies, 95):.0f} ms")]
+    shown_results = [result for result in report.results if result.completion is not None]
+    for source in sorted({result.source for result in shown_results if result.source}):
+        # Each source's wins: the answers it wrote that were shown, and how many were right.
+        won = [result for result in shown_results if result.source == source]
+        rows.append((f"source {source}: shown | exact", f"{_share(len(won), len(shown_results))} | "
+                     f"{_share(sum(result.exact for result in won), len(won))}"))
     languages = sorted({result.language for result in report.results})
     if len(languages) > 1:  # a mixed set: the same figures for each language's cases
         for language in languages:

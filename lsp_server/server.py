@@ -237,6 +237,8 @@ def create_server(model_dir: Path | None = None) -> RedraftServer:
             "workspaceIndexed": ls.watched.ready(),
             "watchedFolders": [str(root) for root in ls.watched.roots()],
             "completionModelCalls": ls.completions.model_calls,
+            # Which source wrote each suggestion shown and not yet accepted or dismissed.
+            "suggestionSources": ls.stats.sources_shown(),
         }
 
     @server.command(ACCEPTED_COMMAND)

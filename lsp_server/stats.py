@@ -76,6 +76,10 @@ class UsageStats:
         while len(self._kinds) > MAX_TRACKED_IDS:
             self._kinds.popitem(last=False)
 
+    def sources_shown(self) -> dict[str, str]:
+        """Suggestion id → the source that wrote it, for the ids still awaiting feedback."""
+        return {suggestion_id: source for suggestion_id, (_, source) in self._kinds.items()}
+
     def feedback(self, suggestion_id: str, accepted: bool) -> bool:
         """Count one accept/dismiss; False for an id this server never gave out."""
         known = self._kinds.pop(suggestion_id, None)

@@ -68,11 +68,11 @@ def test_block_cases_are_bodies_and_the_report_judges_them_whole_and_by_their_fi
     assert not first_line_right("text = handle", block)
     assert not first_line_right(None, block)
     results = (
-        CaseResult("dev/0", block, exact=True, passed=False, latency_ms=30.0, lines=3),
+        CaseResult("dev/0", block, exact=True, passed=False, latency_ms=30.0, lines=3, source="block"),
         CaseResult("dev/1", "text = handle.read()\n", exact=False, passed=False, latency_ms=10.0, lines=3,
                    first_line=True),
         CaseResult("dev/2", None, exact=False, passed=False, latency_ms=12.0, lines=2),
-        CaseResult("dev/3", "x", exact=True, passed=False, latency_ms=5.0),  # one line: not a block
+        CaseResult("dev/3", "x", exact=True, passed=False, latency_ms=5.0, source="copy"),  # one line: not a block
     )
     table = format_report(FimReport(corpus, 0.0, "utf-16", results, tested=False))
     rows = dict(line.split("  ", 1) for line in table.splitlines()[2:])
@@ -82,3 +82,5 @@ def test_block_cases_are_bodies_and_the_report_judges_them_whole_and_by_their_fi
     assert rows["blocks: exact (whole)"].strip() == "33.3% (1/3)"
     assert rows["blocks: first line alone | shown"].strip() == "50.0% (1/2)"
     assert rows["blocks: latency p50"].strip() == "12 ms"
+    assert rows["source block: shown | exact"].strip() == "33.3% (1/3) | 100.0% (1/1)"
+    assert rows["source copy: shown | exact"].strip() == "33.3% (1/3) | 100.0% (1/1)"

@@ -31,12 +31,15 @@ async def test_feedback_over_lsp_lands_in_the_local_stats_file(tmp_path: Path, m
     monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path))
     assert os.environ["XDG_STATE_HOME"] == str(tmp_path)
     async with LspClient([sys.executable, "-m", "lsp_server", "serve"], timeout=60) as client:
-        await client.initialize({"confidenceThreshold": 0.0, "requestTimeoutMs": 20000})
+        await client.initialize({"confidenceThreshold": 0.0, "requestTimeoutMs": 20000, "debugRequests": True})
         await client.initialized()
         await client.did_open("file:///s.py", "def loop():\n    while True\n        pass\n")
         result = await client.inline_completion("file:///s.py", 1, 14, trigger_kind=1)
         item = result["items"][0]
         suggestion_id = item["command"]["arguments"][0]
+        state = await client.request("redraft/debugState", {})
+        assert state["suggestionSources"][suggestion_id] in ("canvas", "copy", "continuation", "phrase",
+                                                              "left_to_right", "block")
         await client.notify("redraft/feedback", {"id": suggestion_id, "accepted": False})
         await client.request("shutdown")
     counts = json.loads((tmp_path / "redraft" / "stats.json").read_text())
@@ -67,6 +70,9 @@ def test_ghost_text_feedback_is_counted_per_source_and_kept_across_restarts(tmp_
     assert read_source_counts(tmp_path / "stats.json") == {"copy": {"accepted": 1, "rejected": 1},
                                                            "canvas": {"accepted": 0, "rejected": 1}}
     assert UsageStats(tmp_path / "stats.json").sources == stats.sources
+    assert stats.sources_shown() == {}  # each id leaves once its feedback came
+    stats.shown("inline_completion", ["e"], ["block"])
+    assert stats.sources_shown() == {"e": "block"}
     assert "copy" in format_source_counts(stats.sources, 0.5)
     # A file edited by hand into nonsense reads as no counts, not as an error.
     (tmp_path / "stats.json").write_text(json.dumps({"inline_completion_sources": {"copy": {"accepted": -3}, "x": 1}}))
