@@ -142,6 +142,11 @@ def test_the_server_offers_a_block_that_clears_the_threshold_and_its_lines_other
     answers = completer.complete(request)
     assert answers[0].text == block and answers[0].copied == "block"
     assert answers[0].confidence == pytest.approx(0.9526, abs=1e-3)
+    # The lines keep their own confidences beside it.
+    several = replace(request, candidates=3, min_confidence=None)
+    with_block = [c for c in completer.complete(several) if c.copied != "block"]
+    without = completer.complete(replace(several, blocks=False))
+    assert [(c.text, c.confidence) for c in with_block] == [(c.text, c.confidence) for c in without][:len(with_block)]
     # Below the threshold the block is not offered as the answer; the lines' candidates stand.
     completer.blocks = BlockWriter(served.network, served.tokenizer,
                                    BlockCalibration({"python": Calibrator((0.0,) * 5, -3.0)}))

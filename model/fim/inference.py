@@ -164,8 +164,9 @@ class FimCompleter:
             leading, others = [copied], [c for c in leading if c is not copied] + others
         ranked = self._ranked(leading, request, statement)
         block = self._block(room, request, statement, ranked[0].text if ranked else None, should_stop)
-        if block is not None:  # ranked with the lines by confidence: both are precisions of the whole answer
-            ranked = self._ranked([*ranked, block], request, statement)
+        if block is not None and all(c.text != block.text for c in ranked):
+            # Ranked with the lines by confidence: both are precisions of the whole answer.
+            ranked = sorted([*ranked, block], key=lambda c: c.confidence, reverse=True)
         ranked += [c for c in self._ranked(others, request, statement) if all(c.text != r.text for r in ranked)]
         return ranked[: request.candidates]
 
@@ -182,7 +183,11 @@ class FimCompleter:
         if run.stopped:
             raise Cancelled
         written = self.blocks.candidate(run, site, request, statement, first_line)
-        return None if written is None else written[0]
+        if written is None or request.drop_repeats and (
+                repeats_the_document(request.prefix, written[0].text, request.suffix)
+                or statement.rules_out(written[0].text)):
+            return None
+        return written[0]
 
     def _denoised_and_continued(
         self, room: Room, settings: SamplerSettings, request: CompletionRequest, copied: Candidate | None,
