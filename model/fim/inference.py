@@ -183,9 +183,9 @@ class FimCompleter:
         if run.stopped:
             raise Cancelled
         written = self.blocks.candidate(run, site, request, statement, first_line)
-        if written is None or request.drop_repeats and (
+        if written is None or (request.drop_repeats and (
                 repeats_the_document(request.prefix, written[0].text, request.suffix)
-                or statement.rules_out(written[0].text)):
+                or statement.rules_out(written[0].text))):
             return None
         return written[0]
 
