@@ -4,13 +4,21 @@ with the lines' candidates on the shipped model."""
 from __future__ import annotations
 
 from dataclasses import replace
+from pathlib import Path
 
 import pytest
 
 from model.data.corpus import SourceFile
 from model.fim.block_candidates import BlockCalibration, BlockWriter
 from model.fim.block_site import BlockSite, block_site, cut_block, missing_bodies
-from model.fim.calibrate_blocks import MIN_RIGHT, BlockCase, block_holes, fit_blocks, leave_package_out
+from model.fim.calibrate_blocks import (
+    MIN_RIGHT,
+    BlockCase,
+    block_holes,
+    calibrate_blocks,
+    fit_blocks,
+    leave_package_out,
+)
 from model.fim.calibration import Calibrator
 from model.fim.completion_request import CompletionRequest
 from model.fim.inference import FimCompleter
@@ -154,3 +162,17 @@ def test_the_server_offers_a_block_that_clears_the_threshold_and_its_lines_other
     lines = completer.complete(request)
     assert all(c.copied != "block" for c in lines)
     assert completer.complete(replace(request, blocks=False)) == lines
+
+
+def test_calibrate_blocks_stores_what_it_fitted_and_reports_each_family(tmp_path: Path) -> None:
+    import json
+    import shutil
+
+    folder = tmp_path / "model"
+    shutil.copytree(SHIPPED_DIR, folder)
+    files = [SourceFile("a", "m.py", PYTHON), SourceFile("b", "n.js", "function f(a) {\n  const b = a;\n  return b;\n}\n")]
+    report = calibrate_blocks(folder, files, count=10)
+    stored = json.loads((folder / "config.json").read_text())["calibration"]["fim_block"]
+    assert BlockCalibration.from_dict(stored).by_family.keys() <= {"python", "javascript"}
+    assert "python: 3 bodies" in report and "javascript: 1 bodies" in report
+    assert "each package by calibrators fitted on the others" in report
