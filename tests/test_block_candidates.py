@@ -170,7 +170,8 @@ def test_calibrate_blocks_stores_what_it_fitted_and_reports_each_family(tmp_path
 
     folder = tmp_path / "model"
     shutil.copytree(SHIPPED_DIR, folder)
-    files = [SourceFile("a", "m.py", PYTHON), SourceFile("b", "n.js", "function f(a) {\n  const b = a;\n  return b;\n}\n")]
+    script = "function f(a) {\n  const b = a;\n  return b;\n}\n"
+    files = [SourceFile("a", "m.py", PYTHON), SourceFile("b", "n.js", script)]
     report = calibrate_blocks(folder, files, count=10)
     stored = json.loads((folder / "config.json").read_text())["calibration"]["fim_block"]
     assert BlockCalibration.from_dict(stored).by_family.keys() <= {"python", "javascript"}
