@@ -45,6 +45,8 @@ class BlockCase:
     lines: int  # the body's
     values: list[float] | None  # the block's calibrator inputs; None: the canvas wrote no block
     right: bool  # the block was the whole body
+    tokens: int = 0  # the canvas's committed tokens up to its end
+    passes: int = 0  # the canvas's denoising passes
 
 
 def block_holes(files: list[SourceFile], count: int, seed: int) -> list[tuple[SourceFile, int, int]]:
@@ -82,9 +84,10 @@ def block_cases(model_dir: Path, files: list[SourceFile], count: int = BLOCK_CAS
         written = completer.blocks.candidate(run, site, request, language.statement(prefix, suffix),
                                              ranked[0].text if ranked else None)
         block = None if written is None else written[0].text
+        committed = next((i for i, t in enumerate(run.tokens) if t in completer.blocks.end_ids), len(run.tokens))
         cases.append(BlockCase(language.family, source.package, middle.count("\n") + 1,
                                None if written is None else written[1],
-                               block is not None and same_code(block, middle)))
+                               block is not None and same_code(block, middle), committed, run.steps))
     return cases
 
 
@@ -124,9 +127,12 @@ def calibrate_blocks(model_dir: Path, dev_files: list[SourceFile], count: int = 
         ours = [(c, s) for c, s in zip(cases, scored, strict=True) if c.family == family]
         lines = Counter(min(c.lines, 3) for c, _ in ours)
         written = [c for c, _ in ours if c.values is not None]
+        tokens, passes = sum(c.tokens for c, _ in ours), sum(c.passes for c, _ in ours)
         reports.append(f"\n{family}: {len(ours)} bodies (1 line {lines[1]}, 2 lines {lines[2]}, 3+ {lines[3]}); "
                        f"a block written at {percent(len(written) / max(1, len(ours)))}, the whole body at "
-                       f"{percent(sum(c.right for c in written) / max(1, len(ours)))}")
+                       f"{percent(sum(c.right for c in written) / max(1, len(ours)))}; the canvas committed "
+                       f"{tokens / max(1, passes):.1f} tokens a pass ({passes / max(1, len(ours)):.1f} passes a "
+                       f"block; the head writes one a pass)")
         rows = [f"{'threshold':>9} {'shown':>7} {'precision':>10}"]
         for threshold in (0.0, *THRESHOLDS):
             shown = [c.right for c, s in ours if s is not None and s >= threshold]
