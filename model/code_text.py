@@ -32,6 +32,14 @@ def lsp_lines_with_ends(text: str) -> list[str]:
     return re.findall(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+$", text)
 
 
+def line_offsets(lines: list[str]) -> list[int]:
+    """Where each of ``lines`` (a text split at "\\n") starts in the text."""
+    starts = [0]
+    for line in lines[:-1]:
+        starts.append(starts[-1] + len(line) + 1)
+    return starts
+
+
 def indent_of(line: str) -> int:
     """Columns of blanks (spaces or tabs, one each) before the line's text."""
     return len(line) - len(line.lstrip(" \t"))

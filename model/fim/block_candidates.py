@@ -18,7 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from model.fim.block_site import BlockSite, block_site, cut_block
-from model.fim.calibration import Calibrator
+from model.fim.calibration import Calibrator, squashed
 from model.fim.completion_request import MAX_CONFIDENCE, Candidate, CompletionRequest
 from model.formats import middle_from_canvas
 from model.languages.statement import StatementCheck
@@ -33,7 +33,6 @@ BLOCK_CANVAS = 64  # the longer of the canvases trained (TrainConfig.canvas_size
 BLOCK_PASSES = 3
 COMMIT_AT = 0.9  # a pass commits the positions at least this likely (the last pass, all)
 FEATURE_NAMES = ("mean_logp", "min_logp", "log_lines", "parses", "first_line_agrees")
-PARSES, AGREES = 3, 4  # indexes of the features measured only when they can matter
 
 
 @dataclass(frozen=True)
@@ -95,7 +94,7 @@ class BlockWriter:
         if request.min_confidence is None:
             return True
         best = check.bias + sum(max(w * lo, w * hi) for w, (lo, hi) in zip(check.weights, _RANGES, strict=True))
-        return 1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, best)))) >= request.min_confidence
+        return squashed(best) >= request.min_confidence
 
     def denoised(self, cache: Cache, should_stop: Callable[[], bool] = lambda: False) -> Denoised:
         settings = SamplerSettings(BLOCK_CANVAS, COMMIT_AT, BLOCK_PASSES, CommitRule.THRESHOLD,
@@ -103,10 +102,10 @@ class BlockWriter:
         return denoise(self.network, cache, self.tokenizer.mask_id, self.end_ids, settings, should_stop)
 
     def candidate(self, run: Denoised, site: BlockSite, request: CompletionRequest, statement: StatementCheck,
-                  first_line: str | None) -> tuple[Candidate, list[float]] | None:
+                  first_line: str | None) -> Candidate | None:
         """The block ``run`` wrote, as confident as its family's calibrator says (0 without
-        one), with the calibrator's inputs; None when it wrote no block. ``first_line``:
-        what the line's candidates put first at the cursor."""
+        one; its ``features`` are the calibrator's inputs); None when it wrote no block.
+        ``first_line``: what the line's candidates put first at the cursor."""
         block = cut_block(site, request.prefix, middle_from_canvas(self.tokenizer, run.tokens))
         if block is None:
             return None
@@ -115,7 +114,7 @@ class BlockWriter:
                                 statement.parses_with(block), agrees)
         check = self.calibration.by_family.get(request.language.family)
         confidence = 0.0 if check is None else min(MAX_CONFIDENCE, check(values))
-        return Candidate(block, confidence, run.steps, len(block), [], values, copied=KIND), values
+        return Candidate(block, confidence, run.steps, len(block), [], values, copied=KIND)
 
 
 # Each feature's range for ``BlockWriter.reachable``: log-probabilities up to 0, up to

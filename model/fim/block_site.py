@@ -17,6 +17,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from model.code_text import indent_of, line_offsets
+
 MAX_LINES = 8  # the longest block offered, as trained (fim_examples.BLOCK_LINES)
 MIN_LINES = 2  # fewer is a line, which the line's candidates offer
 # What a line ends with when a body follows it, per language family (Language.family).
@@ -29,10 +31,6 @@ class BlockSite:
     opener_indent: int  # the opening line's indentation: a line no deeper closes the block
     before_code: bool  # the cursor's line holds code after it: the block ends with a line break
     suffix_first: str  # the suffix's first non-blank line, stripped: where the suffix takes over
-
-
-def indent_of(line: str) -> int:
-    return len(line) - len(line.lstrip(" \t"))
 
 
 def block_site(prefix: str, suffix: str, family: str) -> BlockSite | None:
@@ -90,9 +88,7 @@ def missing_bodies(text: str, family: str) -> list[tuple[int, int]]:
     indented, the line break after the body left in the suffix. One-line bodies count: at a
     block site the right answer is sometimes one line, and a block's precision must say so."""
     lines = text.split("\n")
-    starts = [0]
-    for line in lines[:-1]:
-        starts.append(starts[-1] + len(line) + 1)
+    starts = line_offsets(lines)
     holes = []
     for row, opener in enumerate(lines[:-1]):
         body_start = row + 1

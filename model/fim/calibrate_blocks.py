@@ -28,7 +28,7 @@ from model.fim.calibration import Calibrator, fit
 from model.fim.completion_request import AS_YOU_TYPE_MAX_STEPS, CompletionRequest
 from model.fim.fim_patterns import RelatedLines
 from model.fim.held_out_cases import same_code
-from model.fim.inference import FimCompleter
+from model.fim.inference import FimCompleter, confidence_of
 from model.formats import context_ids
 from model.languages import language_for
 from model.model_folder import store_calibration
@@ -81,13 +81,12 @@ def block_cases(model_dir: Path, files: list[SourceFile], count: int = BLOCK_CAS
         # Encoded afresh: a sure copy answers without encoding the context.
         ids = context_ids(completer.tokenizer, prefix, suffix, completer.budget)
         run = completer.blocks.denoised(completer.network.encode_context(np.array(ids, dtype=np.int64)))
-        written = completer.blocks.candidate(run, site, request, language.statement(prefix, suffix),
-                                             ranked[0].text if ranked else None)
-        block = None if written is None else written[0].text
-        committed = next((i for i, t in enumerate(run.tokens) if t in completer.blocks.end_ids), len(run.tokens))
+        block = completer.blocks.candidate(run, site, request, language.statement(prefix, suffix),
+                                           ranked[0].text if ranked else None)
+        committed = confidence_of(run, completer.blocks.end_ids)[1]
         cases.append(BlockCase(language.family, source.package, middle.count("\n") + 1,
-                               None if written is None else written[1],
-                               block is not None and same_code(block, middle), committed, run.steps))
+                               None if block is None else block.features,
+                               block is not None and same_code(block.text, middle), committed, run.steps))
     return cases
 
 

@@ -182,12 +182,12 @@ class FimCompleter:
         run = self.blocks.denoised(room.context_cache(), should_stop)
         if run.stopped:
             raise Cancelled
-        written = self.blocks.candidate(run, site, request, statement, first_line)
-        if written is None or (request.drop_repeats and (
-                repeats_the_document(request.prefix, written[0].text, request.suffix)
-                or statement.rules_out(written[0].text))):
+        block = self.blocks.candidate(run, site, request, statement, first_line)
+        if block is None or (request.drop_repeats and (
+                repeats_the_document(request.prefix, block.text, request.suffix)
+                or statement.rules_out(block.text))):
             return None
-        return written[0]
+        return block
 
     def _denoised_and_continued(
         self, room: Room, settings: SamplerSettings, request: CompletionRequest, copied: Candidate | None,

@@ -19,6 +19,7 @@ import enum
 import random
 from dataclasses import dataclass, field
 
+from model.code_text import indent_of, line_offsets
 from model.formats import ContextBudget, canvas_targets, context_ids, healed_text
 from model.tokenizer import CodeTokenizer
 
@@ -69,18 +70,12 @@ def _line_starts(text: str) -> list[int]:
     return starts
 
 
-def _indent(line: str) -> int:
-    return len(line) - len(line.lstrip(" \t"))
-
-
 def block_spans(text: str) -> list[tuple[int, int]]:
     """(start, end) of every block span of ``text``: the lines after a line that ends with an
     opener, each indented deeper than it (blank lines inside count), ``BLOCK_LINES`` of them
     at most (a longer body is cut there), the cursor after the first one's indentation."""
     lines = text.split("\n")
-    starts = [0]
-    for line in lines[:-1]:
-        starts.append(starts[-1] + len(line) + 1)
+    starts = line_offsets(lines)
     spans = []
     for row, header in enumerate(lines[:-1]):
         code = header.rstrip()
@@ -88,14 +83,14 @@ def block_spans(text: str) -> list[tuple[int, int]]:
             continue
         body = []
         for line in lines[row + 1: row + 1 + BLOCK_LINES[1]]:
-            if line.strip() and _indent(line) <= _indent(header):
+            if line.strip() and indent_of(line) <= indent_of(header):
                 break
             body.append(line)
         while body and not body[-1].strip():
             body.pop()
         if len(body) < BLOCK_LINES[0] or not body[0].strip():
             continue
-        start = starts[row + 1] + _indent(body[0])
+        start = starts[row + 1] + indent_of(body[0])
         spans.append((start, starts[row + len(body)] + len(body[-1]) + 1))
     return [(start, min(end, len(text))) for start, end in spans]
 
